@@ -1,0 +1,221 @@
+// The planner's value types and one abstract class per stage, named as in
+// torchrec's planner/types.py so that a torchrec reader finds every concept:
+//   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators)
+//   -> StorageReservation -> Proposer / Partitioner / PerfModel loop -> Stats.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/names.h"
+#include "config/config.h"
+
+namespace shardplan {
+
+// Estimated time of one shard, in ms (torchrec's Perf).
+struct Perf {
+  double fwd_compute = 0;
+  double fwd_comms = 0;
+  double bwd_compute = 0;
+  double bwd_comms = 0;
+  double prefetch_compute = 0;
+
+  // torchrec sums in this order (fwd_compute + bwd_compute + fwd_comms + bwd_comms
+  // + prefetch_compute); the order matters for bit-equal totals.
+  double total() const {
+    return fwd_compute + bwd_compute + fwd_comms + bwd_comms + prefetch_compute;
+  }
+  Perf& operator+=(const Perf& o) {
+    fwd_compute += o.fwd_compute;
+    fwd_comms += o.fwd_comms;
+    bwd_compute += o.bwd_compute;
+    bwd_comms += o.bwd_comms;
+    prefetch_compute += o.prefetch_compute;
+    return *this;
+  }
+};
+
+// Bytes of device (HBM) and host (DDR) memory (torchrec's Storage).
+struct Storage {
+  std::int64_t hbm = 0;
+  std::int64_t ddr = 0;
+
+  Storage& operator+=(const Storage& o) { hbm += o.hbm; ddr += o.ddr; return *this; }
+  Storage& operator-=(const Storage& o) { hbm -= o.hbm; ddr -= o.ddr; return *this; }
+  friend Storage operator+(Storage a, const Storage& b) { return a += b; }
+  friend Storage operator-(Storage a, const Storage& b) { return a -= b; }
+  friend bool operator==(const Storage&, const Storage&) = default;
+  // torchrec's dataclass(order=True): compares (hbm, ddr) lexicographically.
+  friend auto operator<=>(const Storage&, const Storage&) = default;
+  bool fits_in(const Storage& o) const { return hbm <= o.hbm && ddr <= o.ddr; }
+};
+
+// One device of the topology with its capacity and (after partitioning) its load.
+struct DeviceHardware {
+  int rank = 0;
+  Storage storage;
+  Perf perf;
+};
+
+// The resolved topology: torchrec's Topology with every default applied.
+struct Topology {
+  int world_size = 1;
+  int local_world_size = 1;
+  ComputeDevice compute_device = ComputeDevice::kCuda;
+  std::vector<DeviceHardware> devices;
+  double hbm_mem_bw = 0;         // bytes/ms
+  double ddr_mem_bw = 0;         // bytes/ms
+  double hbm_to_ddr_mem_bw = 0;  // bytes/ms
+  double intra_host_bw = 0;      // bytes/ms
+  double inter_host_bw = 0;      // bytes/ms
+  double bwd_compute_multiplier = 2.0;
+  double weighted_feature_bwd_compute_multiplier = 1.0;
+  double uneven_sharding_perf_multiplier = 1.0;
+  bool has_custom_hbm_cap = false;  // custom per-rank HBM given (uneven RW split)
+  bool has_custom_ddr_cap = false;
+
+  int num_hosts() const { return world_size / local_world_size; }
+};
+
+// A subset of a table: rows/cols `size` at `offset`, with its estimates and rank.
+struct Shard {
+  std::vector<std::int64_t> size;    // [rows, cols]
+  std::vector<std::int64_t> offset;  // [row, col]
+  std::optional<Storage> storage;
+  std::optional<Perf> perf;
+  std::optional<int> rank;
+};
+
+// torchrec's CacheParams, resolved for one option.
+struct CacheParams {
+  std::optional<double> load_factor;
+  std::optional<CacheAlgorithm> algorithm;
+  std::optional<double> reserved_memory;
+  std::optional<DataType> precision;
+  std::optional<bool> prefetch_pipeline;
+};
+
+// One way of sharding one table (torchrec's ShardingOption).
+struct ShardingOption {
+  std::string name;         // table name
+  std::string path;         // module path
+  int module_index = 0;     // index into ModelConfig::modules
+  int table_index = 0;      // index into that module's tables
+  ModuleKind module_kind = ModuleKind::kEmbeddingBag;
+  std::vector<std::int64_t> tensor_shape;  // [num_embeddings, embedding_dim]
+  int tensor_element_size = 4;             // bytes per element as torchrec sizes it
+  std::vector<double> input_lengths;       // pooling factor per input feature
+  std::int64_t batch_size = 512;
+  ShardingType sharding_type = ShardingType::kTableWise;
+  PartitionBy partition_by = PartitionBy::kDevice;
+  ComputeKernel compute_kernel = ComputeKernel::kFused;
+  std::vector<Shard> shards;
+  std::optional<CacheParams> cache_params;
+  std::optional<bool> enforce_hbm;
+  std::optional<bool> stochastic_rounding;
+  std::optional<BoundsCheckMode> bounds_check_mode;
+  std::optional<DataType> output_dtype;
+  bool is_pooled = true;
+  bool is_weighted = false;
+  std::vector<std::string> feature_names;
+
+  std::string fqn() const { return path + "." + name; }
+  std::optional<double> cache_load_factor() const {
+    if (cache_params) return cache_params->load_factor;
+    return std::nullopt;
+  }
+  int num_shards() const { return static_cast<int>(shards.size()); }
+  int num_inputs() const { return static_cast<int>(input_lengths.size()); }
+  Storage total_storage() const {
+    Storage s;
+    for (const auto& shard : shards) s += shard.storage.value_or(Storage{});
+    return s;
+  }
+  // Sum of shard totals, in shard order (torchrec's ShardingOption.total_perf).
+  double total_perf() const {
+    double p = 0;
+    for (const auto& shard : shards) p += shard.perf.value_or(Perf{}).total();
+    return p;
+  }
+};
+
+}  // namespace shardplan
+
+namespace shardplan {
+
+// torchrec's PlannerErrorType: why no plan was found.
+enum class PlannerErrorType {
+  kInsufficientStorage,
+  kStrictConstraints,
+  kPartition,
+  kOther,
+};
+
+inline constexpr NameTable<PlannerErrorType, 4> kPlannerErrorTypeNames{{
+    {PlannerErrorType::kInsufficientStorage, "INSUFFICIENT_STORAGE", ""},
+    {PlannerErrorType::kStrictConstraints, "STRICT_CONSTRAINTS", ""},
+    {PlannerErrorType::kPartition, "PARTITION", ""},
+    {PlannerErrorType::kOther, "OTHER", ""},
+}};
+
+// What a storage reservation took away from every rank, and the topology left for
+// the sharded tables (torchrec's last_reserved_topology plus its bookkeeping).
+struct ReservationResult {
+  std::string policy;  // torchrec class name, e.g. "HeuristicalStorageReservation"
+  double percentage = 0;
+  double parameter_multiplier = 0;  // heuristical only
+  Storage dense_storage;            // per rank (heuristical / inference)
+  Storage kjt_storage;              // per rank (heuristical / inference)
+  Topology reserved;                // devices hold the capacities left per rank
+};
+
+// Everything the estimators may read besides the option itself.
+struct EstimatorContext {
+  const Topology& topology;
+  const ModelConfig& model;
+  const PlannerOptions& planner;
+  // Constraints of a table by name, or nullptr.
+  const ParameterConstraintsConfig* constraints(const std::string& table) const {
+    auto it = model.constraints.find(table);
+    return it == model.constraints.end() ? nullptr : &it->second;
+  }
+};
+
+// torchrec's ShardEstimator: fills one kind of estimate (storage or perf) into
+// every shard of one option. Implementations must not read other options.
+class ShardEstimator {
+ public:
+  virtual ~ShardEstimator() = default;
+  virtual void estimate(ShardingOption& option, const EstimatorContext& context) const = 0;
+};
+
+// A proposal: one option per table, pointing into the read-only search space.
+using Proposal = std::vector<const ShardingOption*>;
+
+// Where the partitioner put each shard: ranks[i][j] is the rank of shard j of
+// proposal[i].
+struct Placement {
+  std::vector<std::vector<int>> ranks;
+};
+
+// A partitioner's answer: a placement, or the reason none exists.
+struct PartitionOutcome {
+  bool ok = false;
+  Placement placement;
+  PlannerErrorType error_type = PlannerErrorType::kPartition;
+  std::string message;  // torchrec's PlannerError text, for the final error
+};
+
+// torchrec's Partitioner: assigns every shard of a proposal to a rank within the
+// capacities of `storage_constraint` (the reserved topology). Must not mutate its
+// inputs; "no placement" is a normal outcome.
+class Partitioner {
+ public:
+  virtual ~Partitioner() = default;
+  virtual PartitionOutcome partition(const Proposal& proposal,
+                                     const Topology& storage_constraint) const = 0;
+};
+
+}  // namespace shardplan

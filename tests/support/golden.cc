@@ -1,0 +1,146 @@
+#include "support/golden.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+namespace fs = std::filesystem;
+
+namespace shardplan::testing {
+
+std::optional<std::string> cases_dir() {
+  fs::path dir = fs::path(SHARDPLAN_SOURCE_DIR) / ".." / "shared" / "cases";
+  if (fs::is_directory(dir)) return fs::canonical(dir).string();
+  const char* ci = std::getenv("CI");
+  if (ci && std::string(ci) == "true") {
+    FAIL("CI=true but ../shared/cases is missing at " << dir.string()
+                                                      << ": the parity tests cannot run");
+  }
+  WARN("\n*** ../shared/cases not found (" << dir.string()
+                                           << "): PARITY TESTS SKIPPED ***\n");
+  return std::nullopt;
+}
+
+std::vector<GoldenCase> golden_cases(bool include_scale) {
+  std::vector<GoldenCase> out;
+  auto dir = cases_dir();
+  if (!dir) return out;
+  std::vector<fs::path> dirs{fs::path(*dir)};
+  if (include_scale) dirs.push_back(fs::path(*dir) / "scale");
+  for (const auto& d : dirs) {
+    if (!fs::is_directory(d)) continue;
+    for (const auto& entry : fs::directory_iterator(d)) {
+      std::string file = entry.path().filename().string();
+      const std::string suffix = ".golden.json";
+      if (file.rfind("case-", 0) != 0 || file.size() <= suffix.size() ||
+          file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
+      std::string stem = file.substr(0, file.size() - suffix.size());
+      fs::path case_path = d / (stem + ".json");
+      if (!fs::exists(case_path)) continue;
+      out.push_back({stem.substr(5), case_path.string(), entry.path().string()});
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const GoldenCase& a, const GoldenCase& b) { return a.golden_path < b.golden_path; });
+  return out;
+}
+
+nlohmann::json load_golden(const GoldenCase& c) {
+  std::ifstream in(c.golden_path);
+  REQUIRE(in.good());
+  return nlohmann::json::parse(in);
+}
+
+namespace {
+std::string gunzip(const std::string& path) {
+  std::string command = "gzip -dc '" + path + "'";
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
+  REQUIRE(pipe != nullptr);
+  std::string data;
+  char buffer[1 << 16];
+  std::size_t n;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe.get())) > 0) data.append(buffer, n);
+  return data;
+}
+}  // namespace
+
+nlohmann::json expand_shards(const nlohmann::json& shards) {
+  if (shards.is_array()) return shards;
+  nlohmann::json out = nlohmann::json::array();
+  const auto& profiles = shards.at("profiles");
+  const auto& fields = shards.at("row_fields");
+  for (const auto& row : shards.at("shards")) {
+    nlohmann::json shard = profiles.at(row.at(0).get<std::size_t>());
+    nlohmann::json expanded;
+    expanded["sizes"] = shard.at("sizes");
+    expanded["offsets"] = {row.at(1), row.at(2)};
+    expanded["perf"] = shard.at("perf");
+    expanded["storage"] = shard.at("storage");
+    for (std::size_t i = 3; i < fields.size() && i < row.size(); ++i)
+      expanded[fields.at(i).get<std::string>()] = row.at(i);
+    out.push_back(expanded);
+  }
+  return out;
+}
+
+nlohmann::json golden_options(const GoldenCase& c, const nlohmann::json& golden) {
+  nlohmann::json options;
+  if (golden.contains("options")) {
+    options = golden.at("options");
+  } else if (golden.contains("options_file")) {
+    fs::path sidecar = fs::path(c.golden_path).parent_path() /
+                       golden.at("options_file").get<std::string>();
+    options = nlohmann::json::parse(gunzip(sidecar.string()));
+  } else {
+    return nlohmann::json::array();
+  }
+  for (auto& option : options) option["shards"] = expand_shards(option.at("shards"));
+  return options;
+}
+
+ShardingOption option_from_golden(const nlohmann::json& o) {
+  ShardingOption opt;
+  opt.name = o.at("name").get<std::string>();
+  opt.path = o.at("path").get<std::string>();
+  opt.tensor_shape = o.at("tensor_shape").get<std::vector<std::int64_t>>();
+  opt.tensor_element_size = o.at("tensor_element_size").get<int>();
+  opt.input_lengths = o.at("input_lengths").get<std::vector<double>>();
+  opt.sharding_type = *parse_name(kShardingTypeNames, o.at("sharding_type").get<std::string>());
+  opt.compute_kernel = *parse_name(kComputeKernelNames, o.at("compute_kernel").get<std::string>());
+  opt.partition_by = *parse_name(kPartitionByNames, o.at("partition_by").get<std::string>());
+  opt.is_pooled = o.at("is_pooled").get<bool>();
+  opt.is_weighted = o.value("is_weighted", false);
+  opt.module_kind = opt.is_pooled ? ModuleKind::kEmbeddingBag : ModuleKind::kEmbedding;
+  if (!o.at("cache_load_factor").is_null()) {
+    CacheParams cp;
+    cp.load_factor = o.at("cache_load_factor").get<double>();
+    opt.cache_params = cp;
+  }
+  for (const auto& s : expand_shards(o.at("shards"))) {
+    Shard shard;
+    shard.size = s.at("sizes").get<std::vector<std::int64_t>>();
+    shard.offset = s.at("offsets").get<std::vector<std::int64_t>>();
+    const auto& p = s.at("perf");
+    shard.perf = Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
+                      p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),
+                      p.at("prefetch_compute").get<double>()};
+    shard.storage = Storage{s.at("storage").at("hbm").get<std::int64_t>(),
+                            s.at("storage").at("ddr").get<std::int64_t>()};
+    if (s.contains("rank")) shard.rank = s.at("rank").get<int>();
+    opt.shards.push_back(std::move(shard));
+  }
+  return opt;
+}
+
+bool close_enough(double a, double b, double rel) {
+  if (std::fabs(a) <= 1e-15 && std::fabs(b) <= 1e-15) return true;
+  return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
+}
+
+}  // namespace shardplan::testing
