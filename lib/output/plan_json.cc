@@ -1,0 +1,148 @@
+#include "output/plan_json.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "output/options_json.h"
+
+namespace shardplan {
+
+std::vector<RankTotals> per_rank_totals(const std::vector<ShardingOption>& plan, int world_size) {
+  std::vector<RankTotals> totals(static_cast<std::size_t>(world_size));
+  for (const auto& option : plan) {
+    for (const auto& shard : option.shards) {
+      if (!shard.rank || *shard.rank < 0 || *shard.rank >= world_size)
+        throw std::logic_error("plan shard without a valid rank: " + option.fqn());
+      auto& t = totals[static_cast<std::size_t>(*shard.rank)];
+      t.storage += shard.storage.value_or(Storage{});
+      t.perf += shard.perf.value_or(Perf{});
+      t.num_shards += 1;
+    }
+  }
+  return totals;
+}
+
+std::string placement_string(ComputeDevice device, int rank, int local_world_size) {
+  std::string name(to_string(device));
+  if (device == ComputeDevice::kCpu) return "rank:" + std::to_string(rank) + "/" + name;
+  return "rank:" + std::to_string(rank) + "/" + name + ":" +
+         std::to_string(rank % local_world_size);
+}
+
+namespace {
+
+nlohmann::ordered_json optional_json(const auto& value) {
+  if (value) return nlohmann::ordered_json(*value);
+  return nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json cache_params_json(const std::optional<CacheParams>& cp) {
+  if (!cp) return nullptr;
+  nlohmann::ordered_json j;
+  j["algorithm"] = cp->algorithm ? nlohmann::ordered_json(std::string(to_string(*cp->algorithm)))
+                                 : nlohmann::ordered_json(nullptr);
+  j["load_factor"] = optional_json(cp->load_factor);
+  j["reserved_memory"] = optional_json(cp->reserved_memory);
+  j["precision"] = cp->precision ? nlohmann::ordered_json(std::string(to_string(*cp->precision)))
+                                 : nlohmann::ordered_json(nullptr);
+  j["prefetch_pipeline"] = optional_json(cp->prefetch_pipeline);
+  return j;
+}
+
+nlohmann::ordered_json perf_json(const Perf& p) {
+  return nlohmann::ordered_json{{"fwd_compute", p.fwd_compute},   {"fwd_comms", p.fwd_comms},
+                                {"bwd_compute", p.bwd_compute},   {"bwd_comms", p.bwd_comms},
+                                {"prefetch_compute", p.prefetch_compute}, {"total", p.total()}};
+}
+
+nlohmann::ordered_json storage_json(const Storage& s) {
+  return nlohmann::ordered_json{{"hbm", s.hbm}, {"ddr", s.ddr}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
+  const Topology& topo = *in.topology;
+  nlohmann::ordered_json j;
+  j["schema"] = "shardplan.plan/v1";
+  j["model"] = in.model_name;
+  nlohmann::ordered_json t;
+  t["world_size"] = topo.world_size;
+  t["local_world_size"] = topo.local_world_size;
+  t["compute_device"] = std::string(to_string(topo.compute_device));
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  for (const auto& d : topo.devices) devices.push_back(storage_json(d.storage));
+  t["devices"] = std::move(devices);
+  j["topology"] = std::move(t);
+
+  nlohmann::ordered_json plan = nlohmann::ordered_json::object();
+  for (const auto& option : *in.plan) {
+    nlohmann::ordered_json table;
+    table["sharding_type"] = std::string(to_string(option.sharding_type));
+    table["compute_kernel"] = std::string(to_string(option.compute_kernel));
+    std::vector<int> ranks;
+    for (const auto& s : option.shards) ranks.push_back(s.rank.value_or(-1));
+    table["ranks"] = ranks;
+    table["cache_params"] = cache_params_json(option.cache_params);
+    table["enforce_hbm"] = optional_json(option.enforce_hbm);
+    table["stochastic_rounding"] = optional_json(option.stochastic_rounding);
+    table["bounds_check_mode"] =
+        option.bounds_check_mode
+            ? nlohmann::ordered_json(std::string(to_string(*option.bounds_check_mode)))
+            : nlohmann::ordered_json(nullptr);
+    table["output_dtype"] = option.output_dtype
+                                ? nlohmann::ordered_json(std::string(to_string(*option.output_dtype)))
+                                : nlohmann::ordered_json(nullptr);
+    table["total_storage"] = storage_json(option.total_storage());
+    table["total_perf"] = option.total_perf();
+    nlohmann::ordered_json shards = nlohmann::ordered_json::array();
+    for (const auto& s : option.shards) {
+      nlohmann::ordered_json sj;
+      int rank = s.rank.value_or(-1);
+      sj["rank"] = rank;
+      sj["placement"] = placement_string(topo.compute_device, rank, topo.local_world_size);
+      sj["offsets"] = s.offset;
+      sj["sizes"] = s.size;
+      sj["perf"] = perf_json(s.perf.value_or(Perf{}));
+      sj["storage"] = storage_json(s.storage.value_or(Storage{}));
+      shards.push_back(std::move(sj));
+    }
+    table["shards"] = std::move(shards);
+    plan[option.path][option.name] = std::move(table);
+  }
+  j["plan"] = std::move(plan);
+
+  auto totals = per_rank_totals(*in.plan, topo.world_size);
+  nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
+  Storage used;
+  double max_perf = 0;
+  std::int64_t max_hbm = 0;
+  for (const auto& r : totals) {
+    per_rank.push_back(nlohmann::ordered_json{{"hbm", r.storage.hbm},
+                                              {"ddr", r.storage.ddr},
+                                              {"perf", perf_json(r.perf)},
+                                              {"num_shards", r.num_shards}});
+    used += r.storage;
+    max_perf = std::max(max_perf, r.perf.total());
+    max_hbm = std::max(max_hbm, r.storage.hbm);
+  }
+  j["per_rank"] = std::move(per_rank);
+
+  nlohmann::ordered_json reserved = nlohmann::ordered_json::array();
+  for (const auto& d : in.reservation->reserved.devices) reserved.push_back(storage_json(d.storage));
+  j["reserved"] = std::move(reserved);
+
+  nlohmann::ordered_json summary;
+  summary["perf_rating"] = in.perf_rating;
+  summary["max_rank_perf"] = max_perf;
+  summary["max_rank_hbm"] = max_hbm;
+  summary["total_hbm"] = used.hbm;
+  summary["total_ddr"] = used.ddr;
+  summary["num_proposals"] = in.num_proposals;
+  summary["num_plans"] = in.num_plans;
+  summary["storage_reservation"] = in.reservation->policy;
+  j["summary"] = std::move(summary);
+  return j;
+}
+
+}  // namespace shardplan

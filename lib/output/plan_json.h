@@ -1,0 +1,40 @@
+// The plan file (SPEC.md §3): `plan`, `per_rank` and `reserved` use the goldens'
+// field names; `plan` maps one-to-one onto torchrec's ParameterSharding.
+// Schema: schemas/plan.schema.json. Output is deterministic (model order, fixed
+// float format), and carries no timing.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "planner/types.h"
+
+namespace shardplan {
+
+struct PlanFileInput {
+  std::string model_name;
+  const Topology* topology = nullptr;              // before reservation
+  const ReservationResult* reservation = nullptr;  // capacities left for the tables
+  const std::vector<ShardingOption>* plan = nullptr;  // one option per table, ranks set
+  long num_proposals = 0;
+  long num_plans = 0;
+  double perf_rating = 0;  // NoopPerfModel rating of the plan
+  // Optional extras for the summary (lower bound on the max-rank cost), NaN if absent.
+  double lower_bound = -1;
+};
+
+// Per-rank sums of the plan's shards (torchrec's per-rank totals).
+struct RankTotals {
+  Storage storage;
+  Perf perf;
+  int num_shards = 0;
+};
+std::vector<RankTotals> per_rank_totals(const std::vector<ShardingOption>& plan, int world_size);
+
+// "rank:3/cuda:3" as torchrec's placement() writes it.
+std::string placement_string(ComputeDevice device, int rank, int local_world_size);
+
+nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
+
+}  // namespace shardplan

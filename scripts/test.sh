@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# README's second command (and .ci/run): build, then run the whole test suite.
+# The parity tests read torchrec's goldens from ../shared/cases; without that
+# folder they are skipped loudly, and under CI=true its absence is a failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh
+cd build
+ctest --output-on-failure -j"$(nproc)" "$@"
