@@ -1,3 +1,75 @@
-// placeholder entry point; replaced by the CLI (see issue 2)
-#include <cstdio>
-int main() { std::puts("shardplan"); return 0; }
+// shardplan's entry point: parses the command line with the subcommand table
+// (commands.h) and maps errors to exit codes. All work happens in lib/.
+#include <exception>
+#include <iostream>
+#include <map>
+
+#include "commands.h"
+#include "common/error.h"
+#include "common/names.h"
+
+namespace {
+
+using shardplan::ExitCode;
+using shardplan::app::commands;
+
+std::string footer() {
+  std::string out = "Examples:\n";
+  for (const auto& c : commands()) out += "  " + std::string(c.example) + "\n";
+  out += "\nRun 'shardplan COMMAND --help' for the options of one command.";
+  return out;
+}
+
+// "shardplan valdate ...": a bare first word that names no command.
+bool unknown_command(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return false;
+  std::string word = argv[1];
+  std::vector<std::string> names;
+  for (const auto& c : commands()) {
+    if (c.name == word) return false;
+    names.emplace_back(c.name);
+  }
+  std::string suggestion = shardplan::closest_name(word, names);
+  std::cerr << "error: unknown command '" << word << "'"
+            << (suggestion.empty() ? "" : ", did you mean '" + suggestion + "'?") << "\n"
+            << "Run 'shardplan --help' for the list of commands.\n";
+  return true;
+}
+
+int run(int argc, char** argv) {
+  CLI::App app{"shardplan: torchrec's embedding sharding planner, as a command-line tool", "shardplan"};
+  app.set_version_flag("--version", "shardplan " SHARDPLAN_VERSION, "print the version and exit");
+  app.require_subcommand(1);
+  app.footer(footer());
+  std::map<const CLI::App*, shardplan::app::CommandRun> runs;
+  for (const auto& c : commands()) {
+    CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.description));
+    runs[sub] = c.setup(*sub);
+  }
+  if (unknown_command(argc, argv)) return static_cast<int>(ExitCode::kBadInput);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    std::cerr << "error: " << e.what() << "\nRun 'shardplan --help' (or 'shardplan COMMAND --help') for usage.\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+  for (const CLI::App* sub : app.get_subcommands())
+    if (auto it = runs.find(sub); it != runs.end()) return it->second();
+  return static_cast<int>(ExitCode::kBadInput);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const shardplan::InputError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.format() << "\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  } catch (const std::exception& e) {
+    // Not the user's fault, but still no stack trace: say what broke.
+    std::cerr << "error: internal error: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+}

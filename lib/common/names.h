@@ -39,7 +39,7 @@ enum class ComputeDevice { kCuda, kCpu, kMtia };
 enum class CacheAlgorithm { kLru, kLfu };
 enum class BoundsCheckMode { kNone, kWarning, kFatal, kIgnore };
 // torchrec's PartitionByType.
-enum class PartitionBy { kUniform, kHost, kDevice };
+enum class PartitionBy { kUniform, kHost, kDevice, kMultiHost };
 
 template <typename Enum>
 struct NameEntry {
@@ -104,10 +104,11 @@ inline constexpr NameTable<BoundsCheckMode, 4> kBoundsCheckModeNames{{
     {BoundsCheckMode::kIgnore, "ignore", ""},
 }};
 
-inline constexpr NameTable<PartitionBy, 3> kPartitionByNames{{
+inline constexpr NameTable<PartitionBy, 4> kPartitionByNames{{
     {PartitionBy::kUniform, "uniform", "one shard on every rank"},
     {PartitionBy::kHost, "host", "shards placed within one host"},
     {PartitionBy::kDevice, "device", "each shard placed on any device"},
+    {PartitionBy::kMultiHost, "multi_host", "grid shards spread over whole hosts"},
 }};
 
 template <typename Enum, std::size_t N>

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -36,5 +37,9 @@ PlanningInput load_inputs(const std::string& model_path, const std::string& topo
 // `shardplan validate`: checks one file; returns its kind on success and throws
 // InputError (all problems) otherwise. `forced` skips kind detection.
 InputKind validate_file(const std::string& path, std::optional<InputKind> forced);
+
+// validate_file on text already in memory; `file` names it in messages and its
+// extension picks JSON or YAML (used by tests and by tools that generate inputs).
+InputKind validate_text(const std::string& file, std::string_view text, std::optional<InputKind> forced);
 
 }  // namespace shardplan

@@ -1,0 +1,68 @@
+// `shardplan enumerate`: every sharding option with torchrec's estimates.
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "common/atomic_write.h"
+#include "common/error.h"
+#include "input_options.h"
+#include "output/options_json.h"
+#include "planner/enumerator.h"
+#include "planner/run.h"
+#include "planner/topology.h"
+#include "planner_overrides.h"
+
+namespace shardplan::app {
+
+namespace {
+
+struct EnumerateOptions {
+  InputOptions inputs;
+  PlannerOverrides overrides;
+  std::string format = "json";
+  std::string output;
+};
+
+int run(const EnumerateOptions& options) {
+  if (options.format != "json" && options.format != "text")
+    throw InputError(SourcePos{}, "--format", "expected json or text, found '" + options.format + "'");
+  PlanningInput input = load_input_options(options.inputs);
+  apply_planner_overrides(options.overrides, input);
+  Topology topology = build_topology(input.topology);
+  std::vector<ShardingOption> found;
+  try {
+    found = enumerate_and_estimate(input, topology);
+  } catch (const EnumerationError& e) {
+    std::cerr << "error: no sharding option: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kNoFeasiblePlan);
+  }
+  std::string text = options.format == "json" ? options_to_json(found).dump(2) + "\n"
+                                              : options_to_text(found);
+  if (options.output.empty() || options.output == "-")
+    std::cout << text;
+  else
+    write_file_atomically(options.output, text);
+  return static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace
+
+CommandRun setup_enumerate(CLI::App& sub) {
+  auto options = std::make_shared<EnumerateOptions>();
+  add_input_options(sub, options->inputs);
+  add_planner_overrides(sub, options->overrides);
+  sub.add_option("--format", options->format, "json (default) or text")->type_name("FORMAT");
+  sub.add_option("-o,--output", options->output, "write here instead of stdout")->type_name("FILE");
+  sub.footer(
+      "Prints every sharding option torchrec's enumerator produces for every table (each allowed\n"
+      "sharding type x compute kernel), with per-shard offsets and sizes, and the storage (bytes of\n"
+      "HBM and DDR) and perf (ms: fwd_compute, fwd_comms, bwd_compute, bwd_comms, prefetch_compute)\n"
+      "estimates. JSON output: one object {schema, num_options, options[...]} whose option fields\n"
+      "are those of torchrec's goldens (schemas/enumerate.schema.json).\n\n"
+      "Examples:\n"
+      "  shardplan enumerate --config configs/quickstart.json --format text\n"
+      "  shardplan enumerate --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-1x8-80g.yaml -o options.json\n");
+  return [options] { return run(*options); };
+}
+
+}  // namespace shardplan::app

@@ -1,0 +1,30 @@
+#include "input_options.h"
+
+#include "common/error.h"
+#include "config/loader.h"
+
+namespace shardplan::app {
+
+void add_input_options(CLI::App& sub, InputOptions& options) {
+  auto* model = sub.add_option("--model", options.model, "model description (YAML or JSON)")->type_name("FILE");
+  auto* topology = sub.add_option("--topology", options.topology, "topology (YAML or JSON)")->type_name("FILE");
+  auto* planner =
+      sub.add_option("--planner", options.planner, "planner options (default: the model's planner: key)")
+          ->type_name("FILE");
+  auto* config = sub.add_option("--config", options.config, "one-file case with model, topology and planner keys")
+                     ->type_name("CASE");
+  config->excludes(model)->excludes(topology)->excludes(planner);
+}
+
+PlanningInput load_input_options(const InputOptions& options) {
+  if (!options.config.empty()) return load_case(options.config);
+  if (options.model.empty() && options.topology.empty())
+    throw InputError(SourcePos{}, "", "no input: give --model FILE --topology FILE [--planner FILE], or --config CASE");
+  if (options.model.empty()) throw InputError(SourcePos{}, "", "--topology needs --model FILE as well");
+  if (options.topology.empty()) throw InputError(SourcePos{}, "", "--model needs --topology FILE as well");
+  std::optional<std::string> planner;
+  if (!options.planner.empty()) planner = options.planner;
+  return load_inputs(options.model, options.topology, planner);
+}
+
+}  // namespace shardplan::app

@@ -1,0 +1,81 @@
+// `shardplan plan`: the main job. Plans the model, prints EmbeddingStats, writes the plan.
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "common/atomic_write.h"
+#include "common/error.h"
+#include "input_options.h"
+#include "output/plan_json.h"
+#include "planner/run.h"
+#include "planner/stats.h"
+#include "planner_overrides.h"
+
+namespace shardplan::app {
+
+namespace {
+
+struct PlanOptions {
+  InputOptions inputs;
+  PlannerOverrides overrides;
+  std::string output;
+  std::string stats = "text";
+};
+
+int run(const PlanOptions& options) {
+  if (options.stats != "text" && options.stats != "json" && options.stats != "none")
+    throw InputError(SourcePos{}, "--stats", "expected text, json or none, found '" + options.stats + "'");
+  PlanningInput input = load_input_options(options.inputs);
+  apply_planner_overrides(options.overrides, input);
+
+  PlanRun run = run_plan(input);
+  if (options.stats != "none" && !run.enumeration_error) {
+    StatsReport report = stats_report_of(run, input);
+    if (options.stats == "text")
+      std::cerr << render_stats_text(report);
+    else
+      std::cerr << render_stats_json(report).dump(2) << "\n";
+  }
+  if (!run.ok()) {
+    std::cerr << "error: " << explain_failure(run);
+    return static_cast<int>(ExitCode::kNoFeasiblePlan);
+  }
+  PlanFileInput file;
+  file.model_name = input.model.name;
+  file.topology = &run.topology;
+  file.reservation = &*run.result.reservation;
+  file.plan = &run.result.plan;
+  file.num_proposals = run.result.num_proposals;
+  file.num_plans = run.result.num_plans;
+  file.perf_rating = run.result.perf_rating;
+  std::string text = plan_to_json(file).dump(2) + "\n";
+  if (options.output.empty() || options.output == "-")
+    std::cout << text;
+  else
+    write_file_atomically(options.output, text);
+  return static_cast<int>(ExitCode::kOk);
+}
+
+}  // namespace
+
+CommandRun setup_plan(CLI::App& sub) {
+  auto options = std::make_shared<PlanOptions>();
+  add_input_options(sub, options->inputs);
+  add_planner_overrides(sub, options->overrides);
+  sub.add_option("-o,--output", options->output, "write the plan file here (default: stdout)")->type_name("FILE");
+  sub.add_option("--stats", options->stats, "EmbeddingStats to stderr: text (default), json or none")
+      ->type_name("FORMAT");
+  sub.footer(
+      "Runs torchrec's pipeline: storage reservation, enumerate, propose / partition / rate,\n"
+      "and writes the best plan as JSON (schemas/plan.schema.json). The plan file carries no\n"
+      "timing: the same inputs give byte-identical output.\n\n"
+      "Examples:\n"
+      "  shardplan plan --config configs/quickstart.json\n"
+      "  shardplan plan --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-2x8-80g.yaml -o plan.json\n"
+      "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n\n"
+      "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"
+      "2 bad input or usage.");
+  return [options] { return run(*options); };
+}
+
+}  // namespace shardplan::app

@@ -1,0 +1,111 @@
+#include "planner_overrides.h"
+
+#include "common/error.h"
+#include "common/units.h"
+#include "config/planner_names.h"
+
+namespace shardplan::app {
+
+void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
+  sub.add_option("--partitioner", o.partitioner, "partitioner: greedy | memory_balanced")->type_name("NAME");
+  sub.add_option("--proposers", o.proposers,
+                 "comma-separated proposers, in order (default grid_search,greedy,greedy_sum,uniform)")
+      ->type_name("A,B");
+  sub.add_option("--storage-reservation", o.storage_reservation,
+                 "storage reservation: heuristical | fixed_percentage | inference")
+      ->type_name("NAME");
+  sub.add_option("--reservation-percentage", o.reservation_percentage,
+                 "share of HBM reserved, 0..1 (default 0.15)")
+      ->type_name("X");
+  sub.add_option("--sort-by", o.sort_by, "greedy partitioner order: storage | perf")->type_name("KEY");
+  sub.add_option("--batch-size", o.batch_size, "per-rank batch size")->type_name("N");
+  sub.add_option("--world-size", o.world_size, "number of ranks")->type_name("N");
+  sub.add_option("--local-world-size", o.local_world_size, "ranks per host")->type_name("N");
+  sub.add_option("--hbm-cap", o.hbm_cap, "HBM per rank, e.g. '80 GiB'")->type_name("SIZE");
+  sub.add_option("--ddr-cap", o.ddr_cap, "DDR per rank, e.g. '512 GiB'")->type_name("SIZE");
+}
+
+namespace {
+
+template <typename Enum, std::size_t N>
+std::string checked_name(const NameTable<Enum, N>& table, const std::string& flag,
+                         const std::string& value) {
+  if (parse_name(table, value)) return value;
+  std::string suggestion = closest_name(value, names_of(table));
+  std::string expected;
+  for (const auto& n : names_of(table)) expected += (expected.empty() ? "" : ", ") + n;
+  throw InputError(SourcePos{}, flag,
+                   "unknown name '" + value + "'" +
+                       (suggestion.empty() ? " (expected one of: " + expected + ")"
+                                           : ", did you mean '" + suggestion + "'?"));
+}
+
+std::int64_t checked_size(const std::string& flag, const std::string& text) {
+  std::string error;
+  auto bytes = parse_size_bytes(text, &error);
+  if (!bytes || *bytes < 0)
+    throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
+                                            (error.empty() ? "" : " (" + error + ")"));
+  return *bytes;
+}
+
+}  // namespace
+
+void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
+  PlannerOptions& p = input.planner;
+  if (!o.partitioner.empty()) p.partitioner.type = checked_name(kPartitionerNames, "--partitioner", o.partitioner);
+  if (!o.sort_by.empty()) p.partitioner.sort_by = checked_name(kGreedySortByNames, "--sort-by", o.sort_by);
+  if (!o.storage_reservation.empty())
+    p.storage_reservation.policy =
+        checked_name(kReservationPolicyNames, "--storage-reservation", o.storage_reservation);
+  if (o.reservation_percentage) {
+    if (*o.reservation_percentage < 0 || *o.reservation_percentage >= 1)
+      throw InputError(SourcePos{}, "--reservation-percentage",
+                       "expected a number in [0, 1), found " + std::to_string(*o.reservation_percentage));
+    p.storage_reservation.percentage = *o.reservation_percentage;
+  }
+  if (!o.proposers.empty()) {
+    std::vector<std::string> names;
+    std::size_t start = 0;
+    while (start <= o.proposers.size()) {
+      std::size_t comma = o.proposers.find(',', start);
+      if (comma == std::string::npos) comma = o.proposers.size();
+      std::string name = o.proposers.substr(start, comma - start);
+      if (!name.empty()) names.push_back(checked_name(kProposerNames, "--proposers", name));
+      start = comma + 1;
+    }
+    if (names.empty()) throw InputError(SourcePos{}, "--proposers", "expected at least one proposer name");
+    p.proposers = names;
+  }
+  if (o.batch_size) {
+    if (*o.batch_size <= 0)
+      throw InputError(SourcePos{}, "--batch-size", "expected a positive integer, found " + std::to_string(*o.batch_size));
+    input.model.batch_size = *o.batch_size;
+  }
+  TopologyConfig& t = input.topology;
+  if (o.world_size) {
+    if (*o.world_size <= 0)
+      throw InputError(SourcePos{}, "--world-size", "expected a positive integer, found " + std::to_string(*o.world_size));
+    t.world_size = *o.world_size;
+    if (t.custom_hbm_cap && static_cast<std::int64_t>(t.custom_hbm_cap->size()) != t.world_size)
+      throw InputError(SourcePos{}, "--world-size", "the topology's custom.hbm_cap has " +
+                                                        std::to_string(t.custom_hbm_cap->size()) +
+                                                        " entries; drop it or keep the world size");
+    if (t.custom_ddr_cap && static_cast<std::int64_t>(t.custom_ddr_cap->size()) != t.world_size)
+      throw InputError(SourcePos{}, "--world-size", "the topology's custom.ddr_cap has " +
+                                                        std::to_string(t.custom_ddr_cap->size()) +
+                                                        " entries; drop it or keep the world size");
+  }
+  if (o.local_world_size) t.local_world_size = *o.local_world_size;
+  if (o.world_size || o.local_world_size) {
+    std::int64_t local = t.local_world_size.value_or(t.world_size);
+    if (local <= 0 || t.world_size % local != 0)
+      throw InputError(SourcePos{}, "--local-world-size",
+                       "local world size " + std::to_string(local) + " must divide the world size " +
+                           std::to_string(t.world_size));
+  }
+  if (!o.hbm_cap.empty()) t.hbm_cap = checked_size("--hbm-cap", o.hbm_cap);
+  if (!o.ddr_cap.empty()) t.ddr_cap = checked_size("--ddr-cap", o.ddr_cap);
+}
+
+}  // namespace shardplan::app

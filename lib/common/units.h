@@ -1,0 +1,30 @@
+// Sizes and bandwidths as users write them ("80 GiB", "897 GB/s") turned into
+// torchrec's units: bytes and bytes per millisecond.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace shardplan {
+
+inline constexpr std::int64_t kKiB = 1024;
+inline constexpr std::int64_t kMiB = 1024 * kKiB;
+inline constexpr std::int64_t kGiB = 1024 * kMiB;
+inline constexpr std::int64_t kTiB = 1024 * kGiB;
+
+// A size: "80 GiB", "80GB", "512MiB", "1.5 TB", "4096", "100 B". KB/MB/GB/TB are
+// 1024-based like KiB..TiB, as torchrec's constants are. Fractional bytes are
+// truncated (torchrec's int()). On failure returns nullopt and sets *error to why.
+std::optional<std::int64_t> parse_size_bytes(std::string_view text, std::string* error = nullptr);
+
+// A bandwidth: "897 GB/s" = 897 * 1024^3 / 1000 bytes/ms (torchrec writes its
+// bandwidth constants this way); also B/s, KB/s, MB/s, TB/s and the KiB/s forms,
+// or a bare number meaning bytes/ms. On failure returns nullopt and sets *error.
+std::optional<double> parse_bandwidth_bytes_per_ms(std::string_view text, std::string* error = nullptr);
+
+// "80 GiB"-style rendering of a byte count for messages (two decimals, 1024-based).
+std::string format_bytes(double bytes);
+
+}  // namespace shardplan

@@ -1,0 +1,143 @@
+#include "config/document.h"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include <yaml-cpp/depthguard.h>
+
+#include "common/error.h"
+
+namespace shardplan {
+
+namespace {
+
+bool is_json_file(const std::string& file) {
+  return file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
+}
+
+// 1-based line and column of the byte at `offset` (0-based) in `text`.
+SourcePos position_of(const std::string& file, std::string_view text, std::size_t offset) {
+  SourcePos pos{file, 1, 1};
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.col = 1;
+    } else {
+      ++pos.col;
+    }
+  }
+  return pos;
+}
+
+// Refuses flow nesting ([ and {) deeper than kMaxNestingDepth; quoted strings and
+// comments are skipped so brackets inside them do not count.
+void check_nesting(const std::string& file, std::string_view text) {
+  int depth = 0;
+  char quote = 0;
+  bool comment = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (comment) {
+      if (c == '\n') comment = false;
+      continue;
+    }
+    if (quote) {
+      if (c == '\\' && quote == '"') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      // In YAML a quote only opens a string at the start of a scalar; a stray one
+      // inside a plain word (don't) does not, so only count it after a separator.
+      if (c == '"' || i == 0 || std::string_view(" \t\n[{,:").find(text[i - 1]) != std::string_view::npos)
+        quote = c;
+    } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n' || text[i - 1] == '\t')) {
+      comment = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNestingDepth)
+        throw InputError(position_of(file, text, i), "",
+                         "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+// nlohmann's messages start "[json.exception.parse_error.101] parse error at line
+// 1, column 2: "; we print our own position, so keep only the explanation.
+std::string json_message(const std::string& what) {
+  std::string out = what;
+  auto bracket = out.find("] ");
+  if (bracket != std::string::npos) out = out.substr(bracket + 2);
+  auto colon = out.find(": ");
+  if (out.rfind("parse error", 0) == 0 && colon != std::string::npos) out = out.substr(colon + 2);
+  return out;
+}
+
+// A SAX consumer that builds nothing: the JSON pass only checks the syntax (the
+// YAML parser builds the tree), and it throws nlohmann's own parse errors.
+struct SyntaxOnly : nlohmann::json_sax<nlohmann::json> {
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    error_position = position;
+    error_message = e.what();
+    return false;
+  }
+  std::size_t error_position = 0;  // bytes read when the error was found
+  std::string error_message;
+};
+
+}  // namespace
+
+Document parse_document(const std::string& file, std::string_view text) {
+  check_nesting(file, text);
+  if (is_json_file(file)) {
+    SyntaxOnly sax;
+    if (!nlohmann::json::sax_parse(text, &sax)) {
+      // error_position counts the bytes read, so the offending byte is at index position - 1.
+      std::size_t offset = sax.error_position > 0 ? sax.error_position - 1 : 0;
+      throw InputError(position_of(file, text, offset), "", "invalid JSON: " + json_message(sax.error_message));
+    }
+  }
+  Document doc{file, {}};
+  try {
+    doc.root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    throw InputError(SourcePos{file, e.mark.line + 1, e.mark.column + 1}, "",
+                     "invalid YAML: nesting too deep (" + std::to_string(e.depth()) + " levels)");
+  } catch (const YAML::Exception& e) {
+    SourcePos pos{file, 0, 0};
+    if (!e.mark.is_null()) pos = SourcePos{file, e.mark.line + 1, e.mark.column + 1};
+    throw InputError(pos, "", std::string(is_json_file(file) ? "invalid JSON: " : "invalid YAML: ") + e.msg);
+  }
+  if (!doc.root.IsDefined() || doc.root.IsNull())
+    throw InputError(SourcePos{file, 0, 0}, "", "the file is empty; expected a mapping of keys");
+  return doc;
+}
+
+Document read_document(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected an input file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(SourcePos{path, 0, 0}, "", "cannot open the file (missing or not readable)");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw InputError(SourcePos{path, 0, 0}, "", "cannot read the file");
+  return parse_document(path, buffer.str());
+}
+
+}  // namespace shardplan

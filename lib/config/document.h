@@ -1,0 +1,29 @@
+// Reading an input file into a YAML node tree (JSON is read by the same parser,
+// after a strict JSON syntax check), with parse errors turned into InputError.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+namespace shardplan {
+
+// Deeper flow nesting than this is refused before parsing: no real input needs
+// it and it keeps recursive parsers well away from the stack limit.
+inline constexpr int kMaxNestingDepth = 64;
+
+// A parsed input file: its root node and the file name used in messages.
+struct Document {
+  std::string file;
+  YAML::Node root;
+};
+
+// Reads and parses `path` (".json" = JSON, anything else YAML). Throws InputError
+// when the file cannot be read, is empty, or is not well-formed.
+Document read_document(const std::string& path);
+
+// Parses `text` as if it were the content of `file` (the extension picks JSON or YAML).
+Document parse_document(const std::string& file, std::string_view text);
+
+}  // namespace shardplan

@@ -1,0 +1,287 @@
+// The model section: modules, tables, dense part and per-table constraints, with
+// the cross-checks that need the whole model (unique names, constraint targets,
+// per-feature list lengths).
+#include <map>
+#include <set>
+
+#include "config/known_keys.h"
+#include "config/section_readers.h"
+
+namespace shardplan {
+
+namespace {
+
+using Node = YAML::Node;
+
+std::optional<std::string> read_string(NodeReader& r, const Node& n, const std::string& p) { return r.string(n, p); }
+
+TableConfig read_table(NodeReader& r, const Node& node, const std::string& path) {
+  TableConfig table;
+  table.pos = r.pos(node);
+  if (!r.expect_map(node, path)) return table;
+  r.check_keys(node, path, known_keys("table"));
+  if (Node n = r.field(node, path, "name", true); n.IsDefined()) assign(table.name, r.string(n, join_key(path, "name")));
+  if (Node n = r.field(node, path, "num_embeddings", true); n.IsDefined())
+    assign(table.num_embeddings, r.integer(n, join_key(path, "num_embeddings"), Range::kPositive));
+  if (Node n = r.field(node, path, "embedding_dim", true); n.IsDefined())
+    assign(table.embedding_dim, r.integer(n, join_key(path, "embedding_dim"), Range::kPositive));
+  with_field(r, node, path, "data_type", [&](const Node& n, const std::string& p) {
+    assign(table.data_type, r.name(n, p, "data type", kDataTypeNames));
+  });
+  with_field(r, node, path, "feature_names", [&](const Node& n, const std::string& p) {
+    assign(table.feature_names, r.list<std::string>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return read_string(r, e, ep);
+    }));
+  });
+  if (table.feature_names.empty() && !table.name.empty()) table.feature_names = {table.name};
+  return table;
+}
+
+ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& path) {
+  ModuleConfig module;
+  module.pos = r.pos(node);
+  if (!r.expect_map(node, path)) return module;
+  r.check_keys(node, path, known_keys("module"));
+  if (Node n = r.field(node, path, "path", true); n.IsDefined()) assign(module.path, r.string(n, join_key(path, "path")));
+  with_field(r, node, path, "kind", [&](const Node& n, const std::string& p) {
+    assign(module.kind, r.name(n, p, "module kind", kModuleKindNames));
+  });
+  if (Node n = r.field(node, path, "tables", true); n.IsDefined()) {
+    std::string tables_path = join_key(path, "tables");
+    if (!n.IsSequence()) {
+      r.report(n, tables_path, "expected a list of tables, found " + NodeReader::describe(n));
+    } else if (n.size() == 0) {
+      r.report(n, tables_path, "expected at least one table");
+    } else {
+      for (std::size_t i = 0; i < n.size(); ++i) module.tables.push_back(read_table(r, n[i], join_index(tables_path, i)));
+    }
+  }
+  // torchrec's EmbeddingCollection requires one embedding_dim for all its tables.
+  if (module.kind == ModuleKind::kEmbedding && !module.tables.empty()) {
+    const TableConfig& first = module.tables.front();
+    for (std::size_t i = 1; i < module.tables.size(); ++i) {
+      const TableConfig& t = module.tables[i];
+      if (t.embedding_dim > 0 && first.embedding_dim > 0 && t.embedding_dim != first.embedding_dim)
+        r.report(t.pos, join_key(join_index(join_key(path, "tables"), i), "embedding_dim"),
+                 "an embedding (EmbeddingCollection) module needs one embedding_dim for all its tables: '" +
+                     t.name + "' has " + std::to_string(t.embedding_dim) + ", '" + first.name + "' has " +
+                     std::to_string(first.embedding_dim));
+    }
+  }
+  return module;
+}
+
+CacheParamsConfig read_cache_params(NodeReader& r, const Node& node, const std::string& path) {
+  CacheParamsConfig cache;
+  if (!r.expect_map(node, path)) return cache;
+  r.check_keys(node, path, known_keys("cache_params"));
+  with_field(r, node, path, "load_factor", [&](const Node& n, const std::string& p) {
+    auto value = r.number(n, p);
+    if (value && (*value <= 0 || *value > 1)) {
+      r.report(n, p, "expected a load factor in (0, 1], found " + n.Scalar());
+      value.reset();
+    }
+    cache.load_factor = value;
+  });
+  with_field(r, node, path, "algorithm", [&](const Node& n, const std::string& p) {
+    cache.algorithm = r.name(n, p, "cache algorithm", kCacheAlgorithmNames);
+  });
+  with_field(r, node, path, "reserved_memory", [&](const Node& n, const std::string& p) {
+    cache.reserved_memory = r.number(n, p, Range::kNonNegative);
+  });
+  with_field(r, node, path, "precision", [&](const Node& n, const std::string& p) {
+    cache.precision = r.name(n, p, "data type", kDataTypeNames);
+  });
+  with_field(r, node, path, "prefetch_pipeline", [&](const Node& n, const std::string& p) {
+    cache.prefetch_pipeline = r.boolean(n, p);
+  });
+  return cache;
+}
+
+// Where a well-formed pooling_factors list was written (it has a default, so
+// "parsed" cannot be told from the config alone).
+struct PerFeatureLists {
+  Node pooling_factors;
+};
+
+ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, const std::string& path,
+                                           PerFeatureLists& lists) {
+  ParameterConstraintsConfig c;
+  if (!r.expect_map(node, path)) return c;
+  r.check_keys(node, path, known_keys("constraints"));
+  with_field(r, node, path, "sharding_types", [&](const Node& n, const std::string& p) {
+    c.sharding_types = r.list<ShardingType>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return r.name(e, ep, "sharding type", kShardingTypeNames);
+    });
+  });
+  with_field(r, node, path, "compute_kernels", [&](const Node& n, const std::string& p) {
+    c.compute_kernels = r.list<ComputeKernel>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return r.name(e, ep, "compute kernel", kComputeKernelNames);
+    });
+  });
+  with_field(r, node, path, "min_partition", [&](const Node& n, const std::string& p) {
+    c.min_partition = r.integer(n, p, Range::kPositive);
+  });
+  with_field(r, node, path, "pooling_factors", [&](const Node& n, const std::string& p) {
+    auto values = r.list<double>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return r.number(e, ep, Range::kNonNegative);
+    });
+    if (values) lists.pooling_factors = n;  // only a well-formed list gets its length checked
+    assign(c.pooling_factors, values);
+  });
+  with_field(r, node, path, "num_poolings", [&](const Node& n, const std::string& p) {
+    c.num_poolings = r.list<double>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return r.number(e, ep, Range::kPositive);
+    });
+  });
+  with_field(r, node, path, "batch_sizes", [&](const Node& n, const std::string& p) {
+    c.batch_sizes = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return r.integer(e, ep, Range::kPositive);
+    });
+  });
+  with_field(r, node, path, "is_weighted", [&](const Node& n, const std::string& p) {
+    assign(c.is_weighted, r.boolean(n, p));
+  });
+  with_field(r, node, path, "cache_params", [&](const Node& n, const std::string& p) {
+    c.cache_params = read_cache_params(r, n, p);
+  });
+  with_field(r, node, path, "enforce_hbm", [&](const Node& n, const std::string& p) { c.enforce_hbm = r.boolean(n, p); });
+  with_field(r, node, path, "stochastic_rounding", [&](const Node& n, const std::string& p) {
+    c.stochastic_rounding = r.boolean(n, p);
+  });
+  with_field(r, node, path, "bounds_check_mode", [&](const Node& n, const std::string& p) {
+    c.bounds_check_mode = r.name(n, p, "bounds check mode", kBoundsCheckModeNames);
+  });
+  with_field(r, node, path, "output_dtype", [&](const Node& n, const std::string& p) {
+    c.output_dtype = r.name(n, p, "data type", kDataTypeNames);
+  });
+  with_field(r, node, path, "device_group", [&](const Node& n, const std::string& p) {
+    c.device_group = r.name(n, p, "device", kComputeDeviceNames);
+  });
+  return c;
+}
+
+std::string feature_list(const TableConfig& table) {
+  std::string out;
+  for (const auto& f : table.feature_names) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
+// pooling_factors / num_poolings / batch_sizes: one entry per feature of the table.
+void check_per_feature(NodeReader& r, const Node& list, const std::string& path, std::size_t length,
+                       const TableConfig& table) {
+  if (!list.IsDefined() || length == table.feature_names.size()) return;
+  std::size_t want = table.feature_names.size();
+  r.report(list, path,
+           "expected " + std::to_string(want) + (want == 1 ? " entry" : " entries") + " (one per feature of table '" +
+               table.name + "': " + feature_list(table) + "), found " + std::to_string(length));
+}
+
+void read_constraints(NodeReader& r, const Node& node, const std::string& path, ModelConfig& model) {
+  if (!r.expect_map(node, path)) return;
+  std::map<std::string, const TableConfig*> tables;
+  std::vector<std::string> table_names;
+  for (const auto& m : model.modules)
+    for (const auto& t : m.tables)
+      if (!t.name.empty() && tables.emplace(t.name, &t).second) table_names.push_back(t.name);
+  std::set<std::string> seen;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const Node key = it->first;
+    if (!key.IsScalar()) {
+      r.report(key, path, "expected a table name, found " + NodeReader::describe(key));
+      continue;
+    }
+    std::string name = key.Scalar();
+    std::string cpath = join_key(path, name);
+    if (!seen.insert(name).second) {
+      r.report(key, cpath, "duplicate constraints for table '" + name + "'");
+      continue;
+    }
+    PerFeatureLists lists;
+    ParameterConstraintsConfig c = read_constraint(r, it->second, cpath, lists);
+    c.pos = r.pos(key);
+    auto table = tables.find(name);
+    if (table == tables.end()) {
+      std::string suggestion = closest_name(name, table_names);
+      r.report(key, cpath,
+               "no table named '" + name + "' in the model" +
+                   (suggestion.empty() ? std::string() : ", did you mean '" + suggestion + "'?"));
+    } else {
+      const TableConfig& t = *table->second;
+      if (lists.pooling_factors.IsDefined())
+        check_per_feature(r, lists.pooling_factors, join_key(cpath, "pooling_factors"), c.pooling_factors.size(), t);
+      if (c.num_poolings) check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"), c.num_poolings->size(), t);
+      if (c.batch_sizes) check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"), c.batch_sizes->size(), t);
+    }
+    model.constraints[name] = std::move(c);
+  }
+}
+
+// Table names must be unique across the whole model (constraints are keyed by
+// them), module paths unique, and so the fqns "<path>.<name>".
+void check_unique_names(NodeReader& r, const ModelConfig& model, const std::string& path) {
+  std::map<std::string, SourcePos> module_paths, table_names, fqns;
+  auto where = [](const SourcePos& p) { return "line " + std::to_string(p.line); };
+  for (std::size_t m = 0; m < model.modules.size(); ++m) {
+    const ModuleConfig& module = model.modules[m];
+    std::string mpath = join_index(join_key(path, "modules"), m);
+    if (!module.path.empty()) {
+      auto [it, fresh] = module_paths.emplace(module.path, module.pos);
+      if (!fresh)
+        r.report(module.pos, join_key(mpath, "path"),
+                 "duplicate module path '" + module.path + "' (first at " + where(it->second) + ")");
+    }
+    for (std::size_t t = 0; t < module.tables.size(); ++t) {
+      const TableConfig& table = module.tables[t];
+      if (table.name.empty()) continue;
+      std::string tpath = join_key(join_index(join_key(mpath, "tables"), t), "name");
+      auto [it, fresh] = table_names.emplace(table.name, table.pos);
+      if (!fresh) {
+        r.report(table.pos, tpath, "duplicate table name '" + table.name + "' (first at " + where(it->second) + ")");
+        continue;
+      }
+      if (module.path.empty()) continue;
+      std::string fqn = module.path + "." + table.name;
+      auto [fit, ffresh] = fqns.emplace(fqn, table.pos);
+      if (!ffresh) r.report(table.pos, tpath, "duplicate fqn '" + fqn + "' (first at " + where(fit->second) + ")");
+    }
+  }
+}
+
+}  // namespace
+
+ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path) {
+  ModelConfig model;
+  if (!r.expect_map(node, path)) return model;
+  r.check_keys(node, path, known_keys("model"));
+  with_field(r, node, path, "name", [&](const Node& n, const std::string& p) { assign(model.name, r.string(n, p, false)); });
+  with_field(r, node, path, "batch_size", [&](const Node& n, const std::string& p) {
+    assign(model.batch_size, r.integer(n, p, Range::kPositive));
+  });
+  if (Node n = r.field(node, path, "modules", true); n.IsDefined()) {
+    std::string mpath = join_key(path, "modules");
+    if (!n.IsSequence()) {
+      r.report(n, mpath, "expected a list of modules, found " + NodeReader::describe(n));
+    } else if (n.size() == 0) {
+      r.report(n, mpath, "expected at least one module");
+    } else {
+      for (std::size_t i = 0; i < n.size(); ++i) model.modules.push_back(read_module(r, n[i], join_index(mpath, i)));
+    }
+  }
+  check_unique_names(r, model, path);
+  with_field(r, node, path, "dense", [&](const Node& n, const std::string& p) {
+    if (!r.expect_map(n, p)) return;
+    r.check_keys(n, p, known_keys("dense"));
+    with_field(r, n, p, "parameters", [&](const Node& v, const std::string& vp) {
+      assign(model.dense.parameters, r.integer(v, vp, Range::kNonNegative));
+    });
+    with_field(r, n, p, "data_type", [&](const Node& v, const std::string& vp) {
+      assign(model.dense.data_type, r.name(v, vp, "data type", kDataTypeNames));
+    });
+  });
+  with_field(r, node, path, "constraints", [&](const Node& n, const std::string& p) { read_constraints(r, n, p, model); });
+  with_field(r, node, path, "planner", [&](const Node& n, const std::string& p) { model.planner = read_planner(r, n, p); });
+  return model;
+}
+
+}  // namespace shardplan

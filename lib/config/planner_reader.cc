@@ -1,0 +1,79 @@
+// The planner options section: proposers, partitioner, storage reservation.
+#include "config/known_keys.h"
+#include "config/planner_names.h"
+#include "config/section_readers.h"
+
+namespace shardplan {
+
+namespace {
+
+using Node = YAML::Node;
+
+void read_partitioner(NodeReader& r, const Node& node, const std::string& path, PartitionerOptions& out) {
+  if (!r.expect_map(node, path)) return;
+  r.check_keys(node, path, known_keys("partitioner"));
+  with_field(r, node, path, "type", [&](const Node& n, const std::string& p) {
+    assign(out.type, r.one_of(n, p, "partitioner", names_of(kPartitionerNames)));
+  });
+  with_field(r, node, path, "sort_by", [&](const Node& n, const std::string& p) {
+    assign(out.sort_by, r.one_of(n, p, "sort_by value", names_of(kGreedySortByNames)));
+  });
+  with_field(r, node, path, "balance_modules", [&](const Node& n, const std::string& p) {
+    assign(out.balance_modules, r.boolean(n, p));
+  });
+  with_field(r, node, path, "max_search_count", [&](const Node& n, const std::string& p) {
+    assign(out.max_search_count, r.integer(n, p, Range::kPositive));
+  });
+  with_field(r, node, path, "tolerance", [&](const Node& n, const std::string& p) {
+    assign(out.tolerance, r.number(n, p, Range::kNonNegative));
+  });
+}
+
+void read_reservation(NodeReader& r, const Node& node, const std::string& path, StorageReservationOptions& out) {
+  if (!r.expect_map(node, path)) return;
+  r.check_keys(node, path, known_keys("storage_reservation"));
+  with_field(r, node, path, "policy", [&](const Node& n, const std::string& p) {
+    assign(out.policy, r.one_of(n, p, "storage reservation policy", names_of(kReservationPolicyNames)));
+  });
+  with_field(r, node, path, "percentage", [&](const Node& n, const std::string& p) {
+    auto value = r.number(n, p);
+    if (value && (*value < 0 || *value >= 1)) {
+      r.report(n, p, "expected a fraction in [0, 1), found " + n.Scalar());
+      value.reset();
+    }
+    assign(out.percentage, value);
+  });
+  with_field(r, node, path, "parameter_multiplier", [&](const Node& n, const std::string& p) {
+    assign(out.parameter_multiplier, r.number(n, p, Range::kNonNegative));
+  });
+  with_field(r, node, path, "dense_tensor_estimate", [&](const Node& n, const std::string& p) {
+    if (n.IsNull()) return;  // written out as null: "use the estimate from dense.parameters"
+    out.dense_tensor_estimate = r.size_bytes(n, p);
+  });
+}
+
+}  // namespace
+
+PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& path) {
+  PlannerOptions planner;
+  if (!r.expect_map(node, path)) return planner;
+  r.check_keys(node, path, known_keys("planner"));
+  with_field(r, node, path, "proposers", [&](const Node& n, const std::string& p) {
+    auto names = names_of(kProposerNames);
+    assign(planner.proposers, r.list<std::string>(n, p, true, [&](const Node& e, const std::string& ep) {
+      return r.one_of(e, ep, "proposer", names);
+    }));
+  });
+  with_field(r, node, path, "partitioner", [&](const Node& n, const std::string& p) {
+    read_partitioner(r, n, p, planner.partitioner);
+  });
+  with_field(r, node, path, "storage_reservation", [&](const Node& n, const std::string& p) {
+    read_reservation(r, n, p, planner.storage_reservation);
+  });
+  with_field(r, node, path, "is_inference", [&](const Node& n, const std::string& p) {
+    assign(planner.is_inference, r.boolean(n, p));
+  });
+  return planner;
+}
+
+}  // namespace shardplan

@@ -1,0 +1,390 @@
+#include "planner/partitioners/greedy_perf_partitioner.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "planner/partitioners/torchrec_repr.h"
+
+namespace shardplan {
+namespace {
+
+Storage storage_of(const Shard& shard) { return shard.storage.value_or(Storage{}); }
+Perf perf_of(const Shard& shard) { return shard.perf.value_or(Perf{}); }
+
+// A device's remaining capacity and accumulated load while partitioning (torchrec
+// copies the DeviceHardware list and mutates the copies the same way).
+struct DeviceLoad {
+  int rank = 0;
+  Storage free;
+  Perf perf;
+  double perf_total = 0;  // perf.total() of the component sums, as torchrec compares
+
+  void place(const Shard& shard) {
+    free -= storage_of(shard);
+    perf += perf_of(shard);
+    perf_total = perf.total();
+  }
+};
+
+// PlannerError(PARTITION) text when a step fails, nullopt when it succeeds.
+using StepError = std::optional<std::string>;
+
+// A min-heap of device positions keyed like torchrec's OrderedDeviceHardware:
+// (perf total, rank % local_world_size, rank). The key is unique per device, so
+// the top is always THE minimum and the heap's internal layout (which torchrec's
+// bulk heapify changes) can never change a choice.
+class DeviceHeap {
+ public:
+  DeviceHeap(std::span<DeviceLoad> devices, int local_world_size)
+      : after_{devices, std::max(local_world_size, 1)} {
+    heap_.resize(devices.size());
+    std::iota(heap_.begin(), heap_.end(), 0);
+    std::make_heap(heap_.begin(), heap_.end(), after_);
+  }
+  bool empty() const { return heap_.empty(); }
+  int top() const { return heap_.front(); }
+  void pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), after_);
+    heap_.pop_back();
+  }
+  void push(int position) {
+    heap_.push_back(position);
+    std::push_heap(heap_.begin(), heap_.end(), after_);
+  }
+  // Re-seats the top after its load grew (torchrec's heapreplace with itself).
+  // Only the top's key grew, so one sift-down restores the heap.
+  void top_changed() {
+    const std::size_t n = heap_.size();
+    std::size_t at = 0;
+    const int moving = heap_[0];
+    while (true) {
+      std::size_t child = 2 * at + 1;
+      if (child >= n) break;
+      if (child + 1 < n && after_(heap_[child], heap_[child + 1])) ++child;
+      if (!after_(moving, heap_[child])) break;
+      heap_[at] = heap_[child];
+      at = child;
+    }
+    heap_[at] = moving;
+  }
+
+ private:
+  // std heaps keep the greatest on top; ordering by "greater key" gives a min-heap.
+  struct KeyGreater {
+    std::span<DeviceLoad> devices;
+    int local_world_size;
+    bool operator()(int a, int b) const {
+      const DeviceLoad& x = devices[static_cast<std::size_t>(a)];
+      const DeviceLoad& y = devices[static_cast<std::size_t>(b)];
+      if (x.perf_total != y.perf_total) return x.perf_total > y.perf_total;
+      const int lx = x.rank % local_world_size, ly = y.rank % local_world_size;
+      if (lx != ly) return lx > ly;
+      return x.rank > y.rank;
+    }
+  };
+
+  KeyGreater after_;
+  std::vector<int> heap_;
+};
+
+// torchrec's _uniform_partition for one option: shard i goes to devices[slots[i]].
+StepError uniform_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+                            std::span<const int> slots, std::vector<int>& ranks) {
+  if (option.num_shards() != static_cast<int>(slots.size())) {
+    return fmt::format(
+        "For a uniform partition, the number of shards ({}) must equal the number of "
+        "devices ({})",
+        option.num_shards(), slots.size());
+  }
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const Shard& shard = option.shards[i];
+    DeviceLoad& device = devices[static_cast<std::size_t>(slots[i])];
+    if (!storage_of(shard).fits_in(device.free)) {
+      return fmt::format(
+          "Shard of size {} bytes does not fit on any rank. Device memory cap: {}.",
+          storage_repr(storage_of(shard)), storage_repr(device.free));
+    }
+    ranks[i] = device.rank;
+    device.place(shard);
+  }
+  return std::nullopt;
+}
+
+// torchrec's _device_partition: each shard on the heap's least-loaded device that
+// can hold it; devices skipped on the way go back into the heap afterwards.
+StepError device_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+                           DeviceHeap& heap, std::vector<int>& ranks) {
+  std::vector<int> skipped;
+  for (std::size_t j = 0; j < option.shards.size(); ++j) {
+    const Shard& shard = option.shards[j];
+    skipped.clear();
+    bool placed = false;
+    while (!heap.empty()) {
+      DeviceLoad& device = devices[static_cast<std::size_t>(heap.top())];
+      if (storage_of(shard).fits_in(device.free)) {
+        ranks[j] = device.rank;
+        device.place(shard);
+        heap.top_changed();
+        placed = true;
+        break;
+      }
+      skipped.push_back(heap.top());
+      heap.pop();
+    }
+    if (!placed) {
+      Storage largest;
+      if (!skipped.empty()) largest = devices[static_cast<std::size_t>(skipped.front())].free;
+      for (int position : skipped)
+        largest = std::max(largest, devices[static_cast<std::size_t>(position)].free);
+      return fmt::format(
+          "Device partition failed. Couldn't find a rank for shard {} of table {}, largest "
+          "device storage: {}",
+          shard_str(shard), option.name, storage_repr(largest));
+    }
+    for (int position : skipped) heap.push(position);
+  }
+  return std::nullopt;
+}
+
+// torchrec's ShardingOptionGroup repr. Python prints the option as an object
+// address, which cannot be reproduced; the table's fqn stands in for it.
+std::string group_repr(const ShardingOption& option, int param_count) {
+  return fmt::format(
+      "ShardingOptionGroup(sharding_options=[<torchrec.distributed.planner.types."
+      "ShardingOption object for {}>], storage_sum={}, perf_sum={}, param_count={})",
+      option.fqn(), storage_repr(option.total_storage()),
+      python_float_repr(option.total_perf()), -param_count);
+}
+
+// The per-host device ranges (torchrec's _get_host_level_devices) and the
+// bookkeeping shared by the host-level steps.
+struct Hosts {
+  int size = 1;   // devices per host (local_world_size)
+  int count = 0;  // world_size // local_world_size
+
+  std::span<DeviceLoad> devices_of(std::span<DeviceLoad> all, int host) const {
+    const std::size_t begin = std::min(all.size(), static_cast<std::size_t>(host) * size);
+    const std::size_t end = std::min(all.size(), begin + static_cast<std::size_t>(size));
+    return all.subspan(begin, end - begin);
+  }
+
+  // torchrec's _sort_devices_by_perf: hosts by the sum of their devices' perf
+  // totals, ascending; sorted() is stable, so ties keep host order.
+  std::vector<int> sorted_by_perf(std::span<DeviceLoad> all) const {
+    std::vector<double> sums(static_cast<std::size_t>(count), 0.0);
+    for (int h = 0; h < count; ++h)
+      for (const DeviceLoad& d : devices_of(all, h)) sums[static_cast<std::size_t>(h)] += d.perf_total;
+    std::vector<int> order(static_cast<std::size_t>(count));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)];
+    });
+    return order;
+  }
+};
+
+// torchrec's _cohost_partition for a one-option group: the first host (by perf)
+// whose summed free storage covers the option and on which every shard fits.
+StepError cohost_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+                           const Hosts& hosts, int param_count, std::vector<int>& ranks) {
+  const Storage needed = option.total_storage();
+  for (int host : hosts.sorted_by_perf(devices)) {
+    std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
+    std::vector<DeviceLoad> trial(host_devices.begin(), host_devices.end());
+    Storage host_storage;
+    for (const DeviceLoad& d : trial) host_storage += d.free;
+    if (!needed.fits_in(host_storage)) continue;
+    std::vector<int> trial_ranks(option.shards.size(), -1);
+    StepError error;
+    if (option.sharding_type == ShardingType::kTableRowWise) {
+      std::vector<int> slots(trial.size());
+      std::iota(slots.begin(), slots.end(), 0);
+      error = uniform_partition(option, trial, slots, trial_ranks);
+    } else if (option.sharding_type == ShardingType::kTableColumnWise) {
+      // torchrec keys this heap with local_world_size = the host's device count.
+      DeviceHeap heap(trial, static_cast<int>(trial.size()));
+      error = device_partition(option, trial, heap, trial_ranks);
+    } else {
+      error = fmt::format("unexpected cohost sharding type: {}", to_string(option.sharding_type));
+    }
+    if (error) continue;  // torchrec catches the PlannerError and tries the next host
+    std::copy(trial.begin(), trial.end(), host_devices.begin());
+    ranks = std::move(trial_ranks);
+    return std::nullopt;
+  }
+  return "can't find a host for sharding option group " + group_repr(option, param_count);
+}
+
+// torchrec's _multi_hosts_partition (grid_shard): num_shards / local_world_size
+// whole hosts taken in perf order, sliding by one host until the shards fit; when
+// that many hosts or more are needed, all hosts are used once, cyclically.
+StepError multi_host_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+                               const Hosts& hosts, int param_count, std::vector<int>& ranks) {
+  if (hosts.count == 0) return std::string("host level devices is None");
+  const int num_shards = option.num_shards();
+  const int hosts_needed = num_shards / hosts.size;
+  if (num_shards % hosts.size != 0) {
+    return fmt::format(
+        "Grid Sharding is unable to place shards equally over hosts without overlapping. "
+        "num_shards={} % local_world_size={} != 0",
+        num_shards, hosts.size);
+  }
+  const std::vector<int> sorted = hosts.sorted_by_perf(devices);
+  int host_index = 0;
+  bool all_hosts_used = false;
+  while (true) {
+    std::vector<int> selected;
+    if (hosts_needed >= hosts.count) {
+      all_hosts_used = true;
+      for (int i = 0; i < hosts_needed; ++i) selected.push_back(sorted[static_cast<std::size_t>(i % hosts.count)]);
+    } else {
+      for (int i = host_index; i < host_index + hosts_needed; ++i) selected.push_back(sorted[static_cast<std::size_t>(i)]);
+    }
+    ++host_index;
+    // A host picked twice is one device list in torchrec's deepcopy (memo), so
+    // both picks load the same trial copy.
+    std::vector<DeviceLoad> trial;
+    std::map<int, int> trial_base;  // host -> first position in `trial`
+    std::vector<int> slots;
+    for (int host : selected) {
+      auto [it, fresh] = trial_base.try_emplace(host, static_cast<int>(trial.size()));
+      std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
+      if (fresh) trial.insert(trial.end(), host_devices.begin(), host_devices.end());
+      for (std::size_t d = 0; d < host_devices.size(); ++d) slots.push_back(it->second + static_cast<int>(d));
+    }
+    std::vector<int> trial_ranks(option.shards.size(), -1);
+    StepError error;
+    if (option.sharding_type == ShardingType::kGridShard) {
+      error = uniform_partition(option, trial, slots, trial_ranks);
+    } else {
+      error = fmt::format("unexpected multi_host sharding type: {}", to_string(option.sharding_type));
+    }
+    if (!error) {
+      for (const auto& [host, base] : trial_base) {
+        std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
+        std::copy_n(trial.begin() + base, host_devices.size(), host_devices.begin());
+      }
+      ranks = std::move(trial_ranks);
+      return std::nullopt;
+    }
+    if (host_index + hosts_needed > hosts.count || all_hosts_used) break;
+  }
+  return "can't find hosts for sharding option group " + group_repr(option, param_count);
+}
+
+PartitionOutcome failure(std::string message) {
+  PartitionOutcome outcome;
+  outcome.ok = false;
+  outcome.error_type = PlannerErrorType::kPartition;
+  outcome.message = std::move(message);
+  return outcome;
+}
+
+}  // namespace
+
+PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal,
+                                                  const Topology& storage_constraint) const {
+  return partition(proposal, storage_constraint, 0);
+}
+
+PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal,
+                                                  const Topology& storage_constraint,
+                                                  std::int64_t hbm_per_device) const {
+  std::vector<DeviceLoad> devices;
+  devices.reserve(storage_constraint.devices.size());
+  for (const DeviceHardware& d : storage_constraint.devices) {
+    // torchrec: Storage(hbm=hbm_per_device or d.storage.hbm, ...): 0 means "keep".
+    DeviceLoad load{d.rank, {hbm_per_device != 0 ? hbm_per_device : d.storage.hbm, d.storage.ddr},
+                    d.perf, d.perf.total()};
+    devices.push_back(load);
+  }
+  Hosts hosts;
+  hosts.size = std::max(storage_constraint.local_world_size, 1);
+  hosts.count = storage_constraint.world_size / hosts.size;
+
+  PartitionOutcome outcome;
+  outcome.placement.ranks.resize(proposal.size());
+  for (std::size_t i = 0; i < proposal.size(); ++i)
+    outcome.placement.ranks[i].assign(proposal[i]->shards.size(), -1);
+
+  // Uniform options first, in proposal order, shard i on device i.
+  std::vector<int> all_slots(devices.size());
+  std::iota(all_slots.begin(), all_slots.end(), 0);
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
+    if (auto error = uniform_partition(*proposal[i], devices, all_slots, outcome.placement.ranks[i]))
+      return failure(std::move(*error));
+  }
+
+  // torchrec groups the others by `dependency or fqn`; dependency is only set for
+  // EmbeddingTower modules, which the config cannot express, so every group is
+  // one option. param_count counts ALL options of the module path, uniform ones too.
+  std::map<std::string, int> options_per_path;
+  for (const ShardingOption* option : proposal) ++options_per_path[option->path];
+  std::vector<int> order;
+  std::vector<int> param_count(proposal.size());
+  std::vector<Storage> storage_sum(proposal.size());
+  std::vector<double> perf_sum(proposal.size());
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    param_count[i] = options_per_path[proposal[i]->path];
+    if (proposal[i]->partition_by == PartitionBy::kUniform) continue;
+    order.push_back(static_cast<int>(i));
+    if (sort_by_ == SortBy::kStorage) storage_sum[i] = proposal[i]->total_storage();
+    else perf_sum[i] = proposal[i]->total_perf();
+  }
+  // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
+  // descending, and Python's sort stays stable under reverse, so ties keep
+  // proposal order (hence stable_sort on "key greater").
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
+    if (balance_modules_ && param_count[x] != param_count[y]) return param_count[x] < param_count[y];
+    if (sort_by_ == SortBy::kStorage) return storage_sum[x] > storage_sum[y];
+    return perf_sum[x] > perf_sum[y];
+  });
+
+  std::optional<DeviceHeap> heap;  // reused across device groups, as torchrec's minheap
+  for (int index : order) {
+    const auto i = static_cast<std::size_t>(index);
+    const ShardingOption& option = *proposal[i];
+    std::vector<int>& ranks = outcome.placement.ranks[i];
+    StepError error;
+    switch (option.partition_by) {
+      case PartitionBy::kMultiHost:
+        error = multi_host_partition(option, devices, hosts, param_count[i], ranks);
+        heap.reset();  // host steps move loads behind the heap's back
+        break;
+      case PartitionBy::kHost:
+        error = cohost_partition(option, devices, hosts, param_count[i], ranks);
+        heap.reset();
+        break;
+      case PartitionBy::kDevice:
+        if (!heap) heap.emplace(devices, storage_constraint.local_world_size);
+        error = device_partition(option, devices, *heap, ranks);
+        break;
+      case PartitionBy::kUniform:
+        break;
+    }
+    if (error) return failure(std::move(*error));
+  }
+  outcome.ok = true;
+  return outcome;
+}
+
+std::unique_ptr<Partitioner> make_greedy_perf_partitioner(const PartitionerOptions& options) {
+  auto sort_by = parse_name(kSortByNames, options.sort_by);
+  if (!sort_by) {
+    throw InputError({}, "partitioner.sort_by",
+                     fmt::format("expected storage or perf, found '{}'", options.sort_by));
+  }
+  return std::make_unique<GreedyPerfPartitioner>(*sort_by, options.balance_modules);
+}
+
+}  // namespace shardplan

@@ -1,0 +1,46 @@
+// torchrec's GreedyPerfPartitioner: uniform options (row_wise, data_parallel) first,
+// one shard per rank; then every other option, largest first, each shard on the
+// least-loaded device that can hold it (device), within one host (host), or over
+// whole hosts (multi_host, grid_shard).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "common/names.h"
+#include "config/config.h"
+#include "planner/types.h"
+
+namespace shardplan {
+
+// torchrec's SortBy: which total orders the non-uniform options (descending).
+enum class SortBy { kStorage, kPerf };
+
+inline constexpr NameTable<SortBy, 2> kSortByNames{{
+    {SortBy::kStorage, "storage", "largest total storage (hbm, then ddr) placed first"},
+    {SortBy::kPerf, "perf", "largest total perf placed first"},
+}};
+
+class GreedyPerfPartitioner final : public Partitioner {
+ public:
+  // balance_modules: options of modules with fewer tables are placed first.
+  explicit GreedyPerfPartitioner(SortBy sort_by = SortBy::kStorage, bool balance_modules = false)
+      : sort_by_(sort_by), balance_modules_(balance_modules) {}
+
+  PartitionOutcome partition(const Proposal& proposal,
+                             const Topology& storage_constraint) const override;
+
+  // torchrec's partition(..., hbm_per_device): a non-zero hbm_per_device replaces
+  // every device's HBM capacity (MemoryBalancedPartitioner's search).
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
+                             std::int64_t hbm_per_device) const;
+
+ private:
+  SortBy sort_by_;
+  bool balance_modules_;
+};
+
+// Factory for the partitioner name table; throws InputError on a bad sort_by.
+std::unique_ptr<Partitioner> make_greedy_perf_partitioner(const PartitionerOptions& options);
+
+}  // namespace shardplan

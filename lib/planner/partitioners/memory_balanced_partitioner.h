@@ -1,0 +1,41 @@
+// torchrec's MemoryBalancedPartitioner: binary-searches a per-device HBM cap with
+// GreedyPerfPartitioner(sort_by perf) and keeps the placement with the lowest cap
+// whose NoopPerfModel rating stays within `tolerance` of the uncapped plan.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "config/config.h"
+#include "planner/types.h"
+
+namespace shardplan {
+
+// Granularity of the HBM-cap search: it stops once the bounds are this close
+// (torchrec's mb_to_bytes(10)).
+inline constexpr std::int64_t kHbmSearchStepBytes = 10 * 1024 * 1024;
+
+class MemoryBalancedPartitioner final : public Partitioner {
+ public:
+  // max_search_count: greedy runs after the first; tolerance: accepted relative
+  // perf loss (0.02 = 2% worse than the uncapped plan).
+  explicit MemoryBalancedPartitioner(std::int64_t max_search_count = 10, double tolerance = 0.02,
+                                     bool balance_modules = false)
+      : max_search_count_(max_search_count),
+        tolerance_(tolerance),
+        balance_modules_(balance_modules) {}
+
+  // Fails exactly when the uncapped greedy placement fails (with its message).
+  PartitionOutcome partition(const Proposal& proposal,
+                             const Topology& storage_constraint) const override;
+
+ private:
+  std::int64_t max_search_count_;
+  double tolerance_;
+  bool balance_modules_;
+};
+
+// Factory for the partitioner name table (sort_by is ignored, as in torchrec).
+std::unique_ptr<Partitioner> make_memory_balanced_partitioner(const PartitionerOptions& options);
+
+}  // namespace shardplan

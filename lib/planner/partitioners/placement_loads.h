@@ -1,0 +1,28 @@
+// What a placed proposal puts on each rank: the per-device totals that torchrec's
+// stats and perf models read after partitioning.
+#pragma once
+
+#include <vector>
+
+#include "planner/types.h"
+
+namespace shardplan {
+
+// The load of one rank under a placement.
+struct RankLoad {
+  Storage storage;
+  Perf perf;  // component-wise sum of the rank's shard perfs
+  int num_shards = 0;
+};
+
+// Per-rank sums over `proposal` placed by `placement`, shards visited in proposal
+// order (option by option, shard by shard). Ranks outside [0, world_size) are
+// ignored.
+std::vector<RankLoad> rank_loads(const Proposal& proposal, const Placement& placement,
+                                 int world_size);
+
+// torchrec's NoopPerfModel.rate: the largest per-rank sum of shard perf totals,
+// summed in proposal order (the figure the planner minimises).
+double noop_perf_rating(const Proposal& proposal, const Placement& placement, int world_size);
+
+}  // namespace shardplan

@@ -1,0 +1,22 @@
+// torchrec's PerfModel stage: one number per placed proposal, lower is better.
+#pragma once
+
+#include "planner/types.h"
+
+namespace shardplan {
+
+// Rates a placed proposal; the planner keeps the proposal with the lowest rating.
+class PerfModel {
+ public:
+  virtual ~PerfModel() = default;
+  virtual double rate(const Proposal& proposal, const Placement& placement, int world_size) const = 0;
+};
+
+// torchrec's NoopPerfModel: per rank, the sum of its shards' perf totals (in
+// proposal then shard order); the rating is the largest of those sums.
+class NoopPerfModel final : public PerfModel {
+ public:
+  double rate(const Proposal& proposal, const Placement& placement, int world_size) const override;
+};
+
+}  // namespace shardplan

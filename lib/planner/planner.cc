@@ -1,0 +1,199 @@
+#include "planner/planner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <unordered_map>
+
+#include "common/units.h"
+#include "planner/proposers/proposal_key.h"
+#include "planner/proposers/proposer_util.h"
+
+namespace shardplan {
+
+namespace {
+
+// torchrec's MAX_SIZE, the starting "lowest storage" and "best rating".
+constexpr std::int64_t kMaxSize = std::numeric_limits<std::int64_t>::max();
+
+struct CachedVerdict {
+  bool partitionable = false;
+  std::optional<double> perf_rating;
+};
+
+Storage proposal_storage(const Proposal& proposal) {
+  Storage total;
+  for (const auto* option : proposal) total += option->total_storage();
+  return total;
+}
+
+std::string storage_text(const Storage& s) {
+  return fmt::format("hbm {}, ddr {}", format_bytes(static_cast<double>(s.hbm)),
+                     format_bytes(static_cast<double>(s.ddr)));
+}
+
+void describe_shortfall(PlanFailure& failure, const Topology& reserved,
+                        const std::vector<ShardingOption>& search_space) {
+  for (const auto& device : reserved.devices) {
+    failure.global_available += device.storage;
+    failure.largest_rank_free.hbm = std::max(failure.largest_rank_free.hbm, device.storage.hbm);
+    failure.largest_rank_free.ddr = std::max(failure.largest_rank_free.ddr, device.storage.ddr);
+  }
+  for (const auto& options : proposer_util::group_by_fqn(search_space)) {
+    bool any_fits = false;
+    const ShardingOption* smallest = nullptr;
+    for (const auto* option : options) {
+      bool fits = true;
+      for (const auto& shard : option->shards)
+        fits = fits && shard.storage.value_or(Storage{}).fits_in(failure.largest_rank_free);
+      any_fits = any_fits || fits;
+      if (!smallest || option->total_storage() < smallest->total_storage()) smallest = option;
+    }
+    if (any_fits || !smallest) continue;
+    TableShortfall t{smallest->fqn(), smallest->total_storage(), {}};
+    for (const auto& shard : smallest->shards) t.largest_shard = std::max(t.largest_shard, shard.storage.value_or(Storage{}));
+    failure.tables.push_back(std::move(t));
+  }
+}
+
+std::string failure_message(const PlanFailure& f, int num_proposals) {
+  std::string kind = f.error_type == PlannerErrorType::kInsufficientStorage
+                         ? "insufficient storage"
+                         : "strict constraints";
+  std::string msg = fmt::format(
+      "no sharding plan found ({}): evaluated {} proposals; storage available for the tables: {}; "
+      "smallest proposal needs {}; largest free rank: {}",
+      kind, num_proposals, storage_text(f.global_available), storage_text(f.lowest_storage),
+      storage_text(f.largest_rank_free));
+  for (const auto& t : f.tables)
+    msg += fmt::format("; {} needs {} in its smallest option, with a shard of {}", t.fqn,
+                       storage_text(t.smallest_option), storage_text(t.largest_shard));
+  if (!f.last_partition_error.empty()) msg += "; last partitioner error: " + f.last_partition_error;
+  return msg;
+}
+
+}  // namespace
+
+std::vector<RankLoad> rank_loads(const std::vector<ShardingOption>& plan, int world_size) {
+  std::vector<RankLoad> loads(static_cast<std::size_t>(std::max(world_size, 0)));
+  for (const auto& option : plan) {
+    for (const auto& shard : option.shards) {
+      if (!shard.rank || *shard.rank < 0 || *shard.rank >= world_size) continue;
+      RankLoad& load = loads[static_cast<std::size_t>(*shard.rank)];
+      load.storage += shard.storage.value_or(Storage{});
+      load.perf += shard.perf.value_or(Perf{});
+      ++load.num_shards;
+    }
+  }
+  return loads;
+}
+
+EmbeddingShardingPlanner::EmbeddingShardingPlanner(const StorageReservation& reservation,
+                                                   std::vector<std::unique_ptr<Proposer>> proposers,
+                                                   const Partitioner& partitioner, OptionEstimator estimator)
+    : reservation_(reservation),
+      proposers_(std::move(proposers)),
+      partitioner_(partitioner),
+      estimator_(std::move(estimator)) {}
+
+PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model,
+                                          const std::vector<ShardingOption>& search_space) {
+  PlanResult result;
+  ReservationOutcome reserved = reservation_.reserve(topology, model);
+  if (!reserved.ok) {
+    PlanFailure f;
+    f.error_type = reserved.error_type;
+    f.stage = "reservation";
+    f.message = reserved.message;
+    result.failure = std::move(f);
+    return result;
+  }
+  result.reservation = reserved.result;
+  const Topology& constraint = result.reservation->reserved;
+  // torchrec returns an empty plan when nothing is shardable.
+  if (search_space.empty()) return result;
+
+  const OptionEstimator* estimator = estimator_ ? &estimator_ : nullptr;
+  for (auto& proposer : proposers_) {
+    if (auto error = proposer->load(search_space, estimator)) {
+      PlanFailure f;
+      f.stage = "proposer";
+      f.message = *error;
+      result.failure = std::move(f);
+      return result;
+    }
+  }
+
+  ProposalKeyer keyer(search_space);
+  std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
+  Storage lowest{kMaxSize, kMaxSize};
+  double best_rating = static_cast<double>(kMaxSize);
+  std::optional<Proposal> best_proposal;
+  Placement best_placement;
+  std::string last_error;
+  const int world_size = constraint.world_size;
+
+  for (auto& proposer : proposers_) {
+    // torchrec's `while proposal:` also stops on an empty proposal.
+    for (auto proposal = proposer->propose(); proposal && !proposal->empty(); proposal = proposer->propose()) {
+      ProposalKey key = keyer.key(*proposal);
+      if (auto it = cache.find(key); it != cache.end()) {
+        proposer->feedback({it->second.partitionable, &*proposal, it->second.perf_rating, &constraint});
+        continue;
+      }
+      ++result.num_proposals;
+      PartitionOutcome outcome = partitioner_.partition(*proposal, constraint);
+      if (outcome.ok) {
+        ++result.num_plans;
+        double rating = perf_model_.rate(*proposal, outcome.placement, world_size);
+        // Strictly better only: the earliest proposal wins a tie (torchrec).
+        if (rating < best_rating) {
+          best_rating = rating;
+          best_proposal = *proposal;
+          best_placement = std::move(outcome.placement);
+        }
+        cache.emplace(key, CachedVerdict{true, rating});
+        proposer->feedback({true, &*proposal, rating, &constraint});
+      } else {
+        last_error = outcome.message;
+        // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
+        Storage current = proposal_storage(*proposal);
+        if (current < lowest) lowest = current;
+        cache.emplace(key, CachedVerdict{false, std::nullopt});
+        proposer->feedback({false, &*proposal, std::nullopt, &constraint});
+      }
+    }
+  }
+
+  if (best_proposal) {
+    result.perf_rating = best_rating;
+    result.plan.reserve(best_proposal->size());
+    for (std::size_t i = 0; i < best_proposal->size(); ++i) {
+      ShardingOption option = *(*best_proposal)[i];
+      for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = best_placement.ranks[i][j];
+      result.plan.push_back(std::move(option));
+    }
+    return result;
+  }
+
+  PlanFailure f;
+  f.stage = "plan";
+  f.lowest_storage = lowest;
+  f.last_partition_error = last_error;
+  describe_shortfall(f, constraint, search_space);
+  f.error_type = lowest.fits_in(f.global_available) ? PlannerErrorType::kStrictConstraints
+                                                    : PlannerErrorType::kInsufficientStorage;
+  f.message = failure_message(f, result.num_proposals);
+  result.failure = std::move(f);
+  return result;
+}
+
+std::vector<std::unique_ptr<Proposer>> make_proposers(const PlannerOptions& options,
+                                                      const ProposerOptions& proposer_options) {
+  std::vector<std::unique_ptr<Proposer>> out;
+  for (const auto& name : options.proposers) out.push_back(make_proposer(name, proposer_options));
+  return out;
+}
+
+}  // namespace shardplan

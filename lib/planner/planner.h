@@ -1,0 +1,88 @@
+// torchrec's EmbeddingShardingPlanner.plan: reserve storage, then for each
+// proposer propose -> partition -> rate -> feedback, keeping the best plan.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "planner/perf_model.h"
+#include "planner/proposers/proposer.h"
+#include "planner/reservations/storage_reservation.h"
+#include "planner/types.h"
+
+namespace shardplan {
+
+// One table that cannot be placed whatever its option: its smallest option (by
+// total storage as (hbm, ddr)) and that option's largest shard.
+struct TableShortfall {
+  std::string fqn;
+  Storage smallest_option;
+  Storage largest_shard;
+};
+
+// Why no plan exists. error_type follows torchrec: INSUFFICIENT_STORAGE when the
+// smallest proposal seen does not fit in the reserved global storage (or when the
+// reservation itself leaves negative HBM), STRICT_CONSTRAINTS otherwise; kOther for
+// a proposer that refused the search space.
+struct PlanFailure {
+  PlannerErrorType error_type = PlannerErrorType::kOther;
+  std::string stage;                // "reservation", "proposer" or "plan"
+  std::string message;              // one paragraph with the numbers
+  std::string last_partition_error; // the partitioner's last reason
+  Storage lowest_storage;           // smallest proposal total seen (torchrec's lowest_storage)
+  Storage global_available;         // sum of the reserved capacities
+  Storage largest_rank_free;        // component-wise max of reserved per-rank capacities
+  std::vector<TableShortfall> tables;  // tables none of whose options fit a rank
+};
+
+// The planner's answer; exactly one of `plan` (non-empty or empty search space)
+// and `failure` is meaningful.
+struct PlanResult {
+  std::optional<ReservationResult> reservation;  // unset when the reservation failed
+  std::vector<ShardingOption> plan;  // best proposal in proposal order, shard ranks set
+  double perf_rating = 0;
+  int num_proposals = 0;
+  int num_plans = 0;
+  std::optional<PlanFailure> failure;
+  bool ok() const { return !failure.has_value(); }
+};
+
+// Per-rank totals of a plan: storage, perf parts and shard count.
+struct RankLoad {
+  Storage storage;
+  Perf perf;
+  int num_shards = 0;
+};
+
+// Sums each rank's shards of a placed plan, in plan then shard order.
+std::vector<RankLoad> rank_loads(const std::vector<ShardingOption>& plan, int world_size);
+
+// torchrec's EmbeddingShardingPlanner with every stage supplied by the caller.
+class EmbeddingShardingPlanner {
+ public:
+  // `estimator` re-estimates options a proposer modifies (may be empty).
+  EmbeddingShardingPlanner(const StorageReservation& reservation,
+                           std::vector<std::unique_ptr<Proposer>> proposers,
+                           const Partitioner& partitioner, OptionEstimator estimator = {});
+
+  // Plans the model on `topology` (before reservation) over `search_space` (the
+  // enumerated options with estimates, enumeration order). Never throws for "no plan".
+  PlanResult plan(const Topology& topology, const ModelConfig& model,
+                  const std::vector<ShardingOption>& search_space);
+
+ private:
+  const StorageReservation& reservation_;
+  std::vector<std::unique_ptr<Proposer>> proposers_;
+  const Partitioner& partitioner_;
+  OptionEstimator estimator_;
+  NoopPerfModel perf_model_;
+};
+
+// The proposers named in options.proposers, in order.
+std::vector<std::unique_ptr<Proposer>> make_proposers(const PlannerOptions& options,
+                                                      const ProposerOptions& proposer_options = {});
+
+}  // namespace shardplan

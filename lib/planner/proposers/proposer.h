@@ -1,0 +1,55 @@
+// torchrec's Proposer stage: proposes one sharding option per table, learns from
+// the partitioner's verdict, proposes again until it has nothing left.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "planner/types.h"
+
+namespace shardplan {
+
+// Re-estimates one option in place after a proposer changed its kernel or cache
+// (torchrec's Enumerator.populate_estimates for a single option).
+using OptionEstimator = std::function<void(ShardingOption&)>;
+
+// What the planner tells a proposer about its last proposal (torchrec's feedback()).
+struct ProposerFeedback {
+  bool partitionable = false;
+  const Proposal* plan = nullptr;  // the proposal that was rated or failed
+  std::optional<double> perf_rating;
+  const Topology* storage_constraint = nullptr;
+};
+
+// A proposer: load() once with the read-only search space, then alternate
+// propose() / feedback(). Proposals point into the search space (or into options
+// the proposer owns and keeps alive until it is destroyed or reloaded).
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+  // Groups the search space; returns an error message when the proposer cannot
+  // work on it (torchrec raises there), else nullopt. `estimator` may be null.
+  virtual std::optional<std::string> load(const std::vector<ShardingOption>& search_space,
+                                          const OptionEstimator* estimator) = 0;
+  // The next proposal, or nullopt when the proposer is done.
+  virtual std::optional<Proposal> propose() = 0;
+  // The verdict on the last proposal.
+  virtual void feedback(const ProposerFeedback& feedback) = 0;
+};
+
+// Knobs of the proposers that the config format does not expose yet.
+struct ProposerOptions {
+  std::optional<int> greedy_threshold;   // GreedyProposer early stop; unset/0 = never
+  std::int64_t max_proposals = 10'000;  // GridSearchProposer's MAX_PROPOSALS
+};
+
+// The proposer named `name` (a name of kProposerNames). Throws std::invalid_argument
+// for an unknown name (the loader rejects those first).
+std::unique_ptr<Proposer> make_proposer(std::string_view name, const ProposerOptions& options = {});
+
+}  // namespace shardplan

@@ -1,0 +1,26 @@
+#include <stdexcept>
+#include <string>
+
+#include "config/planner_names.h"
+#include "planner/proposers/greedy_proposer.h"
+#include "planner/proposers/grid_search_proposer.h"
+#include "planner/proposers/offload_scaleup_proposer.h"
+#include "planner/proposers/proposer.h"
+#include "planner/proposers/uniform_proposer.h"
+
+namespace shardplan {
+
+std::unique_ptr<Proposer> make_proposer(std::string_view name, const ProposerOptions& options) {
+  auto kind = parse_name(kProposerNames, name);
+  if (!kind) throw std::invalid_argument("unknown proposer '" + std::string(name) + "'");
+  switch (*kind) {
+    case ProposerKind::kGridSearch: return std::make_unique<GridSearchProposer>(options.max_proposals);
+    case ProposerKind::kGreedy: return std::make_unique<GreedyProposer>(true, options.greedy_threshold);
+    case ProposerKind::kGreedySum: return std::make_unique<GreedyProposer>(false, options.greedy_threshold);
+    case ProposerKind::kUniform: return std::make_unique<UniformProposer>();
+    case ProposerKind::kOffloadScaleup: return std::make_unique<EmbeddingOffloadScaleupProposer>();
+  }
+  throw std::invalid_argument("unhandled proposer '" + std::string(name) + "'");
+}
+
+}  // namespace shardplan

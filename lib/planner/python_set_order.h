@@ -1,0 +1,22 @@
+// torchrec filters sharding types and compute kernels with list(set(a) & set(b)),
+// so its option order follows CPython's set layout. The goldens were made under
+// PYTHONHASHSEED=0 on CPython >= 3.11 (SipHash-1-3 string hashes); reproducing
+// that layout gives torchrec's exact enumeration order, which later stages'
+// tie-breaks depend on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shardplan {
+
+// CPython's hash() of an ASCII/UTF-8 str under PYTHONHASHSEED=0 (SipHash-1-3 with
+// a zero key; -1 becomes -2).
+std::uint64_t python_str_hash(const std::string& text);
+
+// list(set(a) & set(b)) as CPython >= 3.11 orders it under PYTHONHASHSEED=0.
+std::vector<std::string> python_set_intersection(const std::vector<std::string>& a,
+                                                 const std::vector<std::string>& b);
+
+}  // namespace shardplan

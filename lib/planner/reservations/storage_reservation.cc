@@ -1,0 +1,28 @@
+#include "planner/reservations/storage_reservation.h"
+
+#include <stdexcept>
+
+#include "config/planner_names.h"
+
+#include "planner/reservations/fixed_percentage.h"
+#include "planner/reservations/heuristical.h"
+#include "planner/reservations/inference.h"
+
+namespace shardplan {
+
+std::unique_ptr<StorageReservation> make_storage_reservation(const StorageReservationOptions& options) {
+  auto policy = parse_name(kReservationPolicyNames, options.policy);
+  if (!policy) throw std::invalid_argument("unknown storage reservation policy '" + options.policy + "'");
+  switch (*policy) {
+    case ReservationPolicy::kHeuristical:
+      return std::make_unique<HeuristicalStorageReservation>(
+          options.percentage, options.parameter_multiplier, options.dense_tensor_estimate);
+    case ReservationPolicy::kFixedPercentage:
+      return std::make_unique<FixedPercentageStorageReservation>(options.percentage);
+    case ReservationPolicy::kInference:
+      return std::make_unique<InferenceStorageReservation>(options.percentage, options.dense_tensor_estimate);
+  }
+  throw std::invalid_argument("unhandled storage reservation policy '" + options.policy + "'");
+}
+
+}  // namespace shardplan

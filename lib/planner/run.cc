@@ -1,0 +1,103 @@
+#include "planner/run.h"
+
+#include <chrono>
+#include <fmt/format.h>
+
+#include "planner/enumerator.h"
+#include "planner/partitioners/partitioner_factory.h"
+#include "planner/perf_estimator.h"
+#include "planner/reservations/storage_reservation.h"
+#include "planner/storage_estimator.h"
+#include "planner/topology.h"
+
+namespace shardplan {
+
+namespace {
+
+// torchrec's EmbeddingShardingPlanner builds its enumerator with the perf
+// estimator first, then the storage estimator; the two read disjoint fields.
+struct Estimators {
+  EmbeddingPerfEstimator perf;
+  EmbeddingStorageEstimator storage;
+  std::vector<const ShardEstimator*> list() const { return {&perf, &storage}; }
+};
+
+}  // namespace
+
+std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input,
+                                                   const Topology& topology) {
+  Estimators estimators;
+  return enumerate_options(input, topology, estimators.list());
+}
+
+PlanRun run_plan(const PlanningInput& input) {
+  PlanRun run;
+  auto start = std::chrono::steady_clock::now();
+  run.topology = build_topology(input.topology);
+  Estimators estimators;
+  try {
+    run.search_space = enumerate_options(input, run.topology, estimators.list());
+  } catch (const EnumerationError& e) {
+    run.enumeration_error = e.what();
+  }
+  if (!run.enumeration_error) {
+    auto reservation = make_storage_reservation(input.planner.storage_reservation);
+    auto partitioner = make_partitioner(input.planner.partitioner);
+    // Proposers that change an option (offload_scaleup) re-estimate it in place.
+    EstimatorContext context{run.topology, input.model, input.planner};
+    OptionEstimator estimator = [&estimators, &context](ShardingOption& option) {
+      for (const ShardEstimator* e : estimators.list()) e->estimate(option, context);
+    };
+    EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
+                                     estimator);
+    run.result = planner.plan(run.topology, input.model, run.search_space);
+  }
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return run;
+}
+
+StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input) {
+  StatsInput in;
+  in.plan = &run.result.plan;
+  in.has_plan = run.ok();
+  in.topology = &run.topology;
+  ReservationResult empty;
+  in.reservation = run.result.reservation ? &*run.result.reservation : &empty;
+  in.batch_size = input.model.batch_size;
+  in.num_proposals = run.result.num_proposals;
+  in.num_plans = run.result.num_plans;
+  in.run_time_seconds = run.seconds;
+  in.constraints = &input.model.constraints;
+  in.is_inference = input.planner.is_inference;
+  return compute_stats_report(in);
+}
+
+namespace {
+std::string gb(std::int64_t bytes) {
+  return fmt::format("{:.1f} GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+}
+std::string storage_text(const Storage& s) {
+  return fmt::format("HBM {} + DDR {}", gb(s.hbm), gb(s.ddr));
+}
+}  // namespace
+
+std::string explain_failure(const PlanRun& run) {
+  if (run.enumeration_error) {
+    return "no sharding option: " + *run.enumeration_error;
+  }
+  if (!run.result.failure) return "";
+  const PlanFailure& f = *run.result.failure;
+  std::string out = fmt::format("no feasible plan ({}): {}\n",
+                                name_of(kPlannerErrorTypeNames, f.error_type), f.message);
+  for (const auto& t : f.tables) {
+    out += fmt::format("  {} needs {} in its smallest option (largest shard {}); the largest "
+                       "free rank has {}\n",
+                       t.fqn, storage_text(t.smallest_option), storage_text(t.largest_shard),
+                       storage_text(f.largest_rank_free));
+  }
+  if (!f.last_partition_error.empty())
+    out += "  last partitioner error: " + f.last_partition_error + "\n";
+  return out;
+}
+
+}  // namespace shardplan

@@ -1,0 +1,44 @@
+#include "config/config_test_util.h"
+
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "common/error.h"
+
+namespace shardplan::testing {
+
+namespace fs = std::filesystem;
+
+std::string scratch_prefix() {
+  static const std::string dir = [] {
+    fs::path path = fs::temp_directory_path() / ("shardplan-config-tests-" + std::to_string(::getpid()));
+    fs::create_directories(path);
+    return path.string() + "/";
+  }();
+  return dir;
+}
+
+std::string write_scratch(const std::string& name, const std::string& content) {
+  std::string path = scratch_prefix() + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+std::vector<std::string> problems_of(const std::function<void()>& load) {
+  try {
+    load();
+  } catch (const InputError& e) {
+    std::vector<std::string> out;
+    const std::string prefix = scratch_prefix();
+    for (const auto& d : e.diagnostics()) {
+      std::string line = d.format();
+      if (line.rfind(prefix, 0) == 0) line = line.substr(prefix.size());
+      out.push_back(line);
+    }
+    return out;
+  }
+  return {};
+}
+
+}  // namespace shardplan::testing

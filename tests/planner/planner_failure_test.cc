@@ -1,0 +1,50 @@
+// "No plan" is a normal result that names the tables that cannot fit.
+#include <catch2/catch.hpp>
+
+#include "config/loader.h"
+#include "planner/planner.h"
+#include "planner/planner_parity_support.h"
+
+#if __has_include("planner/partitioners/partitioner_factory.h")
+#include "planner/partitioners/partitioner_factory.h"
+
+namespace shardplan::testing {
+namespace {
+
+TEST_CASE("infeasible cases report the failing tables and the largest free rank", "[planner][planner-failure]") {
+  // From the case descriptions: `huge` (2e9 x 256) and `big_tw` (40M x 256, table_wise + fused only).
+  const std::map<std::string, std::string> failing_table{
+      {"infeasible-insufficient-storage", "ebc.huge"},
+      {"infeasible-strict-constraints", "ebc.big_tw"},
+  };
+  int seen = 0;
+  for (const auto& c : golden_cases()) {
+    auto it = failing_table.find(c.name);
+    if (it == failing_table.end()) continue;
+    ++seen;
+    nlohmann::json golden = load_golden(c);
+    PlanningInput input = load_case(c.case_path);
+    Topology topology = topology_from_golden(golden.at("topology"));
+    auto space = search_space_from_golden(c, golden, input.model);
+    auto reservation = make_storage_reservation(input.planner.storage_reservation);
+    auto partitioner = make_partitioner(input.planner.partitioner);
+    EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner);
+    PlanResult result = planner.plan(topology, input.model, space);
+    INFO("case " << c.name);
+    REQUIRE_FALSE(result.ok());
+    const PlanFailure& f = *result.failure;
+    CHECK(f.stage == "plan");
+    REQUIRE(f.tables.size() == 1);
+    CHECK(f.tables[0].fqn == it->second);
+    // The reported shard really exceeds the largest rank in HBM or DDR.
+    CHECK_FALSE(f.tables[0].largest_shard.fits_in(f.largest_rank_free));
+    CHECK(f.largest_rank_free == result.reservation->reserved.devices[0].storage);
+    CHECK(f.message.find(it->second) != std::string::npos);
+    CHECK_FALSE(f.last_partition_error.empty());
+  }
+  if (golden_cases().size() > 0) CHECK(seen == 2);
+}
+
+}  // namespace
+}  // namespace shardplan::testing
+#endif

@@ -1,0 +1,172 @@
+// The whole planner loop against torchrec's goldens: golden options as the search
+// space, the case's reservation/proposers/partitioner, and every figure of the
+// chosen plan compared.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "config/loader.h"
+#include "planner/planner.h"
+#include "planner/planner_parity_support.h"
+#include "planner/reservations/storage_reservation.h"
+
+#if __has_include("planner/partitioners/partitioner_factory.h")
+#include "planner/partitioners/partitioner_factory.h"
+#define SHARDPLAN_HAVE_PARTITIONERS 1
+#endif
+
+namespace shardplan::testing {
+namespace {
+
+#ifdef SHARDPLAN_HAVE_PARTITIONERS
+
+std::string perf_diff(const std::string& where, const nlohmann::json& want, const Perf& got) {
+  const std::pair<const char*, double> parts[] = {{"fwd_compute", got.fwd_compute},
+                                                  {"fwd_comms", got.fwd_comms},
+                                                  {"bwd_compute", got.bwd_compute},
+                                                  {"bwd_comms", got.bwd_comms},
+                                                  {"prefetch_compute", got.prefetch_compute}};
+  for (const auto& [name, value] : parts) {
+    double w = want.at(name).get<double>();
+    if (!close_enough(w, value)) {
+      std::ostringstream s;
+      s.precision(17);
+      s << where << " perf." << name << ": torchrec " << w << " != ours " << value;
+      return s.str();
+    }
+  }
+  return "";
+}
+
+// The first difference between torchrec's golden and our plan, or "".
+std::string compare_plan(const GoldenCase& c) {
+  nlohmann::json golden = load_golden(c);
+  PlanningInput input = load_case(c.case_path);
+  Topology topology = topology_from_golden(golden.at("topology"));
+  auto space = search_space_from_golden(c, golden, input.model);
+  if (golden.contains("error") && golden["error"].value("type", "") != "PlannerError") {
+    // The enumerator's own error (e.g. no kernel left): not the planner loop's.
+    return space.empty() ? "" : "torchrec's enumerator failed, yet the golden has options";
+  }
+  auto reservation = make_storage_reservation(input.planner.storage_reservation);
+  auto partitioner = make_partitioner(input.planner.partitioner);
+  EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
+                                   lookup_estimator(space));
+  PlanResult result = planner.plan(topology, input.model, space);
+  std::ostringstream d;
+  d.precision(17);
+
+  const auto& reserved = golden.at("reserved");
+  if (reserved.is_null()) {
+    if (result.reservation) return "torchrec's reservation failed, ours succeeded";
+  } else {
+    if (!result.reservation) return "our reservation failed: " + result.failure->message;
+    for (std::size_t r = 0; r < reserved.size(); ++r) {
+      Storage want{reserved[r]["hbm"].get<std::int64_t>(), reserved[r]["ddr"].get<std::int64_t>()};
+      Storage got = result.reservation->reserved.devices.at(r).storage;
+      if (want != got) {
+        d << "reserved rank " << r << ": torchrec (" << want.hbm << ", " << want.ddr << ") != ours (" << got.hbm
+          << ", " << got.ddr << ")";
+        return d.str();
+      }
+    }
+  }
+  if (golden.contains("num_proposals") && golden["num_proposals"].get<int>() != result.num_proposals) {
+    d << "num_proposals: torchrec " << golden["num_proposals"].get<int>() << " != ours " << result.num_proposals;
+    return d.str();
+  }
+  if (golden.contains("num_plans") && golden["num_plans"].get<int>() != result.num_plans) {
+    d << "num_plans: torchrec " << golden["num_plans"].get<int>() << " != ours " << result.num_plans;
+    return d.str();
+  }
+  if (golden.contains("error")) {
+    std::string want = golden["error"].value("error_type", "");
+    if (result.ok()) return "torchrec failed with " + want + ", ours found a plan";
+    std::string got(name_of(kPlannerErrorTypeNames, result.failure->error_type));
+    if (want != got) return "error_type: torchrec " + want + " != ours " + got;
+    return "";
+  }
+  if (!result.ok()) return "torchrec found a plan, ours failed: " + result.failure->message;
+
+  std::size_t golden_tables = 0;
+  for (const auto& [path, tables] : golden.at("plan").items()) {
+    for (const auto& [name, want] : tables.items()) {
+      ++golden_tables;
+      const ShardingOption* got = nullptr;
+      for (const auto& o : result.plan)
+        if (o.path == path && o.name == name) got = &o;
+      std::string where = path + "." + name;
+      if (!got) return where + ": missing from our plan";
+      if (want.at("sharding_type").get<std::string>() != to_string(got->sharding_type))
+        return where + " sharding_type: torchrec " + want["sharding_type"].get<std::string>() + " != ours " +
+               std::string(to_string(got->sharding_type));
+      if (want.at("compute_kernel").get<std::string>() != to_string(got->compute_kernel))
+        return where + " compute_kernel: torchrec " + want["compute_kernel"].get<std::string>() + " != ours " +
+               std::string(to_string(got->compute_kernel));
+      const nlohmann::json shards = expand_shards(want.at("shards"));
+      if (shards.size() != got->shards.size()) {
+        d << where << " shards: torchrec " << shards.size() << " != ours " << got->shards.size();
+        return d.str();
+      }
+      for (std::size_t j = 0; j < shards.size(); ++j) {
+        const Shard& s = got->shards[j];
+        std::string sw = where + " shard " + std::to_string(j);
+        if (shards[j].at("rank").get<int>() != s.rank.value_or(-1)) {
+          d << sw << " rank: torchrec " << shards[j]["rank"].get<int>() << " != ours " << s.rank.value_or(-1);
+          return d.str();
+        }
+        if (shards[j].at("sizes").get<std::vector<std::int64_t>>() != s.size) return sw + " sizes differ";
+        if (shards[j].at("offsets").get<std::vector<std::int64_t>>() != s.offset) return sw + " offsets differ";
+      }
+    }
+  }
+  if (golden_tables != result.plan.size()) {
+    d << "tables in plan: torchrec " << golden_tables << " != ours " << result.plan.size();
+    return d.str();
+  }
+  auto loads = rank_loads(result.plan, topology.world_size);
+  const auto& per_rank = golden.at("per_rank");
+  for (std::size_t r = 0; r < per_rank.size(); ++r) {
+    Storage want{per_rank[r]["hbm"].get<std::int64_t>(), per_rank[r]["ddr"].get<std::int64_t>()};
+    if (want != loads.at(r).storage) {
+      d << "per_rank " << r << " storage: torchrec (" << want.hbm << ", " << want.ddr << ") != ours ("
+        << loads[r].storage.hbm << ", " << loads[r].storage.ddr << ")";
+      return d.str();
+    }
+    std::string pd = perf_diff("per_rank " + std::to_string(r), per_rank[r].at("perf"), loads[r].perf);
+    if (!pd.empty()) return pd;
+  }
+  double want_rating = golden.at("perf_rating").get<double>();
+  if (!close_enough(want_rating, result.perf_rating)) {
+    d << "perf_rating: torchrec " << want_rating << " != ours " << result.perf_rating;
+    return d.str();
+  }
+  return "";
+}
+
+TEST_CASE("planner loop matches torchrec's plan on every golden case", "[planner][planner-parity]") {
+  auto cases = golden_cases();
+  int matched = 0;
+  for (const auto& c : cases) {
+    std::string diff;
+    try {
+      diff = compare_plan(c);
+    } catch (const std::exception& e) {
+      diff = std::string("exception: ") + e.what();
+    }
+    if (diff.empty())
+      ++matched;
+    else
+      FAIL_CHECK("case " << c.name << ": " << diff);
+  }
+  WARN("planner parity: " << matched << "/" << cases.size() << " cases match");
+  CHECK(matched == static_cast<int>(cases.size()));
+}
+
+#else
+TEST_CASE("planner loop parity needs the partitioners", "[planner][planner-parity]") {
+  WARN("planner/partitioners/partitioner_factory.h not present: planner parity skipped");
+}
+#endif
+
+}  // namespace
+}  // namespace shardplan::testing

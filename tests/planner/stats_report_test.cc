@@ -1,0 +1,72 @@
+// Hand-checked EmbeddingStats figures on tiny plans.
+#include "planner/stats_report.h"
+
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "planner/shard_io_sizes.h"
+
+namespace shardplan {
+
+TEST_CASE("imbalance statistics of a hand-worked distribution", "[stats]") {
+  // p = [0.5, 0.25, 0.25, 0] over k = 4 ranks; uniform share 1/k = 0.25.
+  // |p - 1/k| = [0.25, 0, 0, 0.25]
+  // total variation = max = 0.25; total distance = sum = 0.5
+  // chi = sum(d^2 * k) = 2 * 0.0625 * 4 = 0.5; max chi = (3/4)^2 * 4 + 3 * 1/4 = 3
+  //   -> 0.5 / 3 = 0.1666...
+  // KL = 0.5 ln(4 * 0.5) + 2 * 0.25 ln(1) = 0.5 ln 2; max KL = ln 4 = 2 ln 2 -> 0.25
+  ImbalanceStats s = imbalance_stats({0.5, 0.25, 0.25, 0.0});
+  CHECK(s.total_variation == Approx(0.25));
+  CHECK(s.total_distance == Approx(0.5));
+  CHECK(s.chi_divergence == Approx(1.0 / 6));
+  CHECK(s.kl_divergence == Approx(0.25));
+
+  // One rank: both maxima are 0 and torchrec reports 0, not NaN.
+  ImbalanceStats one = imbalance_stats({1.0});
+  CHECK(one.total_variation == 0);
+  CHECK(one.chi_divergence == 0);
+  CHECK(one.kl_divergence == 0);
+}
+
+TEST_CASE("python_mean divides the exact sum (statistics.mean)", "[stats]") {
+  // 0.1 + 0.2 + 0.3 in doubles is 0.6000000000000001 and / 3 gives
+  // 0.20000000000000004; the exact sum of the three stored values / 3 rounds to 0.2.
+  CHECK(python_mean({0.1, 0.2, 0.3}) == 0.2);
+  CHECK(python_mean({1.0, 2.0}) == 1.5);
+}
+
+TEST_CASE("shard IO sizes follow torchrec's per-type formulas", "[stats]") {
+  // Table-wise, 2 features with pooling 2 and 3, batch 512, one pooling each, world
+  // 4, dim 64, fp32 outputs:
+  //   inputs  = (2*1*512 + 3*1*512) * 4 ranks * 8 bytes = 2560 * 32 = 81920
+  //   outputs = (1*512 + 1*512) * 4 * 64 * 4 = 1024 * 1024 = 1048576
+  ShardIoRequest r;
+  r.sharding_type = ShardingType::kTableWise;
+  r.batch_sizes = {512, 512};
+  r.world_size = 4;
+  r.local_world_size = 4;
+  r.input_lengths = {2.0, 3.0};
+  r.emb_dim = 64;
+  r.shard_sizes = {{1000, 64}};
+  r.output_data_type_size = 4;
+  r.num_poolings = {1.0, 1.0};
+  auto tw = calculate_shard_io_sizes(r);
+  REQUIRE(tw.input_bytes.size() == 1);
+  CHECK(tw.input_bytes[0] == 81920);
+  CHECK(tw.output_bytes[0] == 1048576);
+
+  // Row-wise over the same 4 ranks, one shard empty: ids are spread over the world,
+  //   inputs  = (2560 / 4) * 4 ranks * 8 bytes = 20480 per non-empty shard
+  //   outputs = 1024 pooled rows * 4 * 64 shard cols * 4 = 1048576 (not spread)
+  // and the empty shard moves nothing.
+  r.sharding_type = ShardingType::kRowWise;
+  r.shard_sizes = {{400, 64}, {400, 64}, {200, 64}, {0, 64}};
+  auto rw = calculate_shard_io_sizes(r);
+  REQUIRE(rw.input_bytes.size() == 4);
+  CHECK(rw.input_bytes[0] == 20480);
+  CHECK(rw.output_bytes[2] == 1048576);
+  CHECK(rw.input_bytes[3] == 0);
+  CHECK(rw.output_bytes[3] == 0);
+}
+
+}  // namespace shardplan
