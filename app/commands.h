@@ -28,5 +28,7 @@ const std::vector<Command>& commands();
 
 // One setup function per subcommand (app/<name>_command.cc).
 CommandRun setup_validate(CLI::App& sub);
+CommandRun setup_plan(CLI::App& sub);
+CommandRun setup_enumerate(CLI::App& sub);
 
 }  // namespace shardplan::app

@@ -242,20 +242,30 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
     const ShardingType sharding_type = *parse_name(kShardingTypeNames, type_name);
     const auto kernels = filter_compute_kernels(
         c, sharder_compute_kernels(sharding_type, topology.compute_device), type_name, notes);
-    for (const auto& kernel_name : kernels) {
-      const auto kernel = parse_name(kComputeKernelNames, kernel_name);
-      if (!kernel) continue;  // only kernels we can name survive a constraint anyway
-      ShardingOption option = base;
-      option.sharding_type = sharding_type;
-      option.compute_kernel = *kernel;
-      option.partition_by = partition_by_of(sharding_type);
+    if (kernels.empty()) continue;
+    // The layout depends on the sharding type only: computed once, shared by kernels.
+    std::vector<Shard> shards;
+    try {
       for (auto& extent : shard_layout(sharding_type, layout)) {
         Shard shard;
         shard.size = std::move(extent.size);
         shard.offset = std::move(extent.offset);
-        option.shards.push_back(std::move(shard));
+        shards.push_back(std::move(shard));
       }
-      options.push_back(std::move(option));
+    } catch (const ShardLayoutError& e) {
+      // torchrec re-raises its ZeroDivisionError with the table's context.
+      throw ShardLayoutError("Failed to calculate sharding plan: " + std::string(e.what()) +
+                             " Context: table_name='" + table.name + "', module_path='" +
+                             module.path + "', sharding_type='" + type_name + "'");
+    }
+    for (const auto& kernel_name : kernels) {
+      const auto kernel = parse_name(kComputeKernelNames, kernel_name);
+      if (!kernel) continue;  // only kernels we can name survive a constraint anyway
+      ShardingOption& option = options.emplace_back(base);
+      option.sharding_type = sharding_type;
+      option.compute_kernel = *kernel;
+      option.partition_by = partition_by_of(sharding_type);
+      option.shards = shards;
     }
   }
   if (options.empty()) {

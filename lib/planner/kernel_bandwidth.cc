@@ -1,6 +1,6 @@
 #include "planner/kernel_bandwidth.h"
 
-#include "planner/perf_constants.h"
+#include "planner/constants.h"
 
 namespace shardplan {
 
@@ -9,7 +9,7 @@ std::optional<double> kernel_bw_lookup(ComputeDevice device, ComputeKernel kerne
                                        double hbm_to_ddr_mem_bw,
                                        std::optional<double> caching_ratio,
                                        bool prefetch_pipeline) {
-  const double ratio = caching_ratio.value_or(perf_constants::kUvmCachingRatio);
+  const double ratio = caching_ratio.value_or(kUvmCachingRatio);
   // A pipelined prefetch hides the UVM traffic: torchrec costs it as plain fused.
   if (prefetch_pipeline && device == ComputeDevice::kCuda &&
       kernel == ComputeKernel::kFusedUvmCaching)

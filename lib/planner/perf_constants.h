@@ -6,16 +6,12 @@
 
 namespace shardplan::perf_constants {
 
-// Input indices are costed as int64 whatever their type (TBE widens them).
-inline constexpr double kBigintDtypeBytes = 8;
-// Cache hit ratio assumed for *_uvm_caching kernels without a load factor.
-inline constexpr double kUvmCachingRatio = 0.2;
 // Row-wise / table-row-wise backward copies the output gradient this many times.
 inline constexpr double kBatchedCopyPerfFactor = 2.455;
 // FBGEMM's TBE kernel is fully occupied from this embedding dim (32 threads x 4).
 inline constexpr std::int64_t kFullBlockEmbDim = 128;
 // Table-wise lookups of dim in [64, 128) run at reduced efficiency.
-inline constexpr double kHalfBlockPenalty = 1.1500001;
+inline constexpr double kHalfBlockPenalty = 1.15;
 // Table-wise lookups of dim below 64.
 inline constexpr double kQuarterBlockPenalty = 1.75;
 // Table-wise lookups read at least this many columns per row.

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "planner/constants.h"
 #include "planner/kernel_bandwidth.h"
 #include "planner/perf_constants.h"
 
@@ -247,7 +248,7 @@ WallTimeInputs wall_time_inputs(const ShardingOption& option, const EstimatorCon
 
   in.world_size = topology.world_size;
   in.local_world_size = topology.local_world_size;
-  in.input_data_type_size = pc::kBigintDtypeBytes;
+  in.input_data_type_size = kBigintDtypeBytes;
   in.table_data_type_size = option.tensor_element_size;
   in.fwd_a2a_comm_data_type_size = option.tensor_element_size;
   in.bwd_a2a_comm_data_type_size = option.tensor_element_size;

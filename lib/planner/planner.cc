@@ -22,11 +22,29 @@ struct CachedVerdict {
   std::optional<double> perf_rating;
 };
 
-Storage proposal_storage(const Proposal& proposal) {
-  Storage total;
-  for (const auto* option : proposal) total += option->total_storage();
-  return total;
-}
+// Total storage of a proposal, with per-option totals precomputed for the search space.
+class StorageTotals {
+ public:
+  explicit StorageTotals(const std::vector<ShardingOption>& space) : space_(space) {
+    totals_.reserve(space.size());
+    for (const auto& option : space) totals_.push_back(option.total_storage());
+  }
+  Storage of(const Proposal& proposal) const {
+    Storage total;
+    const ShardingOption* begin = space_.data();
+    for (const auto* option : proposal) {
+      if (option >= begin && option < begin + space_.size())
+        total += totals_[static_cast<std::size_t>(option - begin)];
+      else
+        total += option->total_storage();
+    }
+    return total;
+  }
+
+ private:
+  const std::vector<ShardingOption>& space_;
+  std::vector<Storage> totals_;
+};
 
 std::string storage_text(const Storage& s) {
   return fmt::format("hbm {}, ddr {}", format_bytes(static_cast<double>(s.hbm)),
@@ -126,6 +144,8 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   }
 
   ProposalKeyer keyer(search_space);
+  StorageTotals storage_totals(search_space);
+  perf_model_.prepare(search_space);
   std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
   Storage lowest{kMaxSize, kMaxSize};
   double best_rating = static_cast<double>(kMaxSize);
@@ -158,7 +178,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
       } else {
         last_error = outcome.message;
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
-        Storage current = proposal_storage(*proposal);
+        Storage current = storage_totals.of(*proposal);
         if (current < lowest) lowest = current;
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer->feedback({false, &*proposal, std::nullopt, &constraint});

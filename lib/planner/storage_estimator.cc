@@ -201,14 +201,17 @@ std::vector<Storage> calculate_shard_storages(const ShardStorageRequest& r) {
   return out;
 }
 
-ShardStorageRequest storage_request(const ShardingOption& option, const EstimatorContext& context) {
+namespace {
+
+// storage_request without the shard sizes, which the caller fills.
+ShardStorageRequest request_without_shards(const ShardingOption& option,
+                                           const EstimatorContext& context) {
   ShardStorageRequest r;
   r.sharding_type = option.sharding_type;
   r.compute_kernel = option.compute_kernel;
   r.compute_device = context.topology.compute_device;
   r.tensor_shape = option.tensor_shape;
   r.tensor_element_size = option.tensor_element_size;
-  for (const auto& shard : option.shards) r.shard_sizes.push_back(shard.size);
   r.world_size = context.topology.world_size;
   r.local_world_size = context.topology.local_world_size;
   r.input_lengths = option.input_lengths;
@@ -243,11 +246,31 @@ ShardStorageRequest storage_request(const ShardingOption& option, const Estimato
   return r;
 }
 
+}  // namespace
+
+ShardStorageRequest storage_request(const ShardingOption& option, const EstimatorContext& context) {
+  ShardStorageRequest r = request_without_shards(option, context);
+  for (const auto& shard : option.shards) r.shard_sizes.push_back(shard.size);
+  return r;
+}
+
 void EmbeddingStorageEstimator::estimate(ShardingOption& option,
                                          const EstimatorContext& context) const {
-  const std::vector<Storage> storages = calculate_shard_storages(storage_request(option, context));
-  for (std::size_t i = 0; i < option.shards.size() && i < storages.size(); ++i)
-    option.shards[i].storage = storages[i];
+  // Every per-shard figure is a function of the shard's size alone, and a table's
+  // shards have few distinct sizes (row-wise: at most three), so each distinct
+  // size is costed once.
+  ShardStorageRequest request = request_without_shards(option, context);
+  std::vector<std::size_t> size_index(option.shards.size());
+  for (std::size_t i = 0; i < option.shards.size(); ++i) {
+    const auto& size = option.shards[i].size;
+    std::size_t j = 0;
+    while (j < request.shard_sizes.size() && request.shard_sizes[j] != size) ++j;
+    if (j == request.shard_sizes.size()) request.shard_sizes.push_back(size);
+    size_index[i] = j;
+  }
+  const std::vector<Storage> storages = calculate_shard_storages(request);
+  for (std::size_t i = 0; i < option.shards.size(); ++i)
+    if (size_index[i] < storages.size()) option.shards[i].storage = storages[size_index[i]];
 }
 
 }  // namespace shardplan

@@ -10,13 +10,21 @@ namespace shardplan::testing {
 
 namespace fs = std::filesystem;
 
+namespace {
+// One scratch directory per test process, removed when the process ends.
+struct ScratchDir {
+  fs::path path = fs::temp_directory_path() / ("shardplan-config-tests-" + std::to_string(::getpid()));
+  ScratchDir() { fs::create_directories(path); }
+  ~ScratchDir() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+}  // namespace
+
 std::string scratch_prefix() {
-  static const std::string dir = [] {
-    fs::path path = fs::temp_directory_path() / ("shardplan-config-tests-" + std::to_string(::getpid()));
-    fs::create_directories(path);
-    return path.string() + "/";
-  }();
-  return dir;
+  static const ScratchDir dir;
+  return dir.path.string() + "/";
 }
 
 std::string write_scratch(const std::string& name, const std::string& content) {

@@ -50,7 +50,7 @@ TEST_CASE("case key paths start at the section; the case planner key wins", "[co
   "planer": {}
 })");
   CHECK(problems_of([&] { load_case(bad); }) ==
-        Lines{"bad_case.json:3:45: topology.custom.hbm_cap: expected 4 entries (one per rank, world_size), found 3",
+        Lines{"bad_case.json:3:55: topology.custom.hbm_cap: expected 4 entries (one per rank, world_size), found 3",
               "bad_case.json:4:3: planer: unknown key 'planer', did you mean 'planner'?"});
   std::string good = write_scratch("good_case.json", R"({
   "model": {"modules": [{"path": "e", "tables": [{"name": "t", "num_embeddings": 1, "embedding_dim": 4}]}],
@@ -71,15 +71,15 @@ TEST_CASE("validate recognises the kind of a file from its top-level keys", "[co
   CHECK(validate_file(write_scratch("k_planner2.yaml", "is_inference: true\n"), std::nullopt) == InputKind::kPlanner);
   // A typo in the one telling key still leaves enough to recognise the kind.
   CHECK(problems_of([&] { validate_file(write_scratch("k_typo.yaml", "world_sise: 2\nhbm_cap: 1\n"), std::nullopt); }) ==
-        Lines{"k_typo.yaml:1:1: missing required key 'world_size'",
-              "k_typo.yaml:1:1: world_sise: unknown key 'world_sise', did you mean 'world_size'?"});
+        Lines{"k_typo.yaml:1:1: world_sise: unknown key 'world_sise', did you mean 'world_size'?",
+              "k_typo.yaml:1:1: missing required key 'world_size'"});
   CHECK(problems_of([&] { validate_file(write_scratch("k_none.yaml", "foo: 1\n"), std::nullopt); }) ==
         Lines{"k_none.yaml:1:1: cannot tell what this file holds: expected top-level keys model and topology (case), "
               "modules (model), world_size (topology) or proposers/partitioner/storage_reservation (planner); use "
               "--kind to say"});
   // Forcing the kind checks the file as that kind.
   CHECK(problems_of([&] { validate_file(write_scratch("k_forced.yaml", kTopology), InputKind::kModel); }) ==
-        Lines{"k_forced.yaml:1:1: missing required key 'modules'",
-              "k_forced.yaml:1:1: world_size: unknown key 'world_size' (known keys: name, batch_size, modules, "
-              "dense, constraints, planner)"});
+        Lines{"k_forced.yaml:1:1: world_size: unknown key 'world_size' (known keys: name, batch_size, modules, "
+              "dense, constraints, planner)",
+              "k_forced.yaml:1:1: missing required key 'modules'"});
 }

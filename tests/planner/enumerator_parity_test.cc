@@ -321,5 +321,50 @@ TEST_CASE("enumerated options carry torchrec's perf", "[enumerator][parity][perf
   CHECK(cases_matching == cases_checked);
 }
 
+// The scale goldens' planned shards carry torchrec's perf too.
+TEST_CASE("enumerated scale options carry torchrec's perf", "[enumerator][parity][perf][scale]") {
+  const EmbeddingStorageEstimator storage;
+  const EmbeddingPerfEstimator perf;
+  int cases_checked = 0, cases_matching = 0;
+  for (const auto& c : testing::golden_cases(/*include_scale=*/true)) {
+    const json golden = testing::load_golden(c);
+    if (golden.contains("options") || golden.contains("options_file") || !golden.contains("plan"))
+      continue;
+    ++cases_checked;
+    const PlanningInput input = load_case(c.case_path);
+    const auto ours = enumerate_options(input, build_topology(input.topology), {&storage, &perf});
+    std::map<OptionKey, const ShardingOption*> by_key;
+    for (const auto& o : ours) by_key[key_of(o)] = &o;
+    std::string problem;
+    for (const auto& [path, tables] : golden.at("plan").items()) {
+      for (const auto& [name, entry] : tables.items()) {
+        const OptionKey k{path + "." + name, entry.at("sharding_type").get<std::string>(),
+                          entry.at("compute_kernel").get<std::string>()};
+        auto it = by_key.find(k);
+        if (it == by_key.end()) continue;  // reported by the storage test
+        const json shards = testing::expand_shards(entry.at("shards"));
+        for (std::size_t i = 0; i < shards.size() && i < it->second->shards.size() && problem.empty(); ++i) {
+          const Perf a = it->second->shards[i].perf.value_or(Perf{-1, -1, -1, -1, -1});
+          const json& b = shards[i].at("perf");
+          const std::pair<const char*, double> parts[] = {
+              {"fwd_compute", a.fwd_compute}, {"fwd_comms", a.fwd_comms}, {"bwd_compute", a.bwd_compute},
+              {"bwd_comms", a.bwd_comms}, {"prefetch_compute", a.prefetch_compute}};
+          for (const auto& [part, value] : parts)
+            if (problem.empty() && !testing::close_enough(value, b.at(part).get<double>()))
+              problem = fmt::format("{} shard {} {}: ours {} torchrec {}", label(k), i, part, value,
+                                    b.at(part).get<double>());
+        }
+      }
+    }
+    if (problem.empty())
+      ++cases_matching;
+    else
+      FAIL_CHECK(c.name << ": " << problem);
+  }
+  WARN(fmt::format("enumerator + perf estimator, scale plans: {}/{} cases match", cases_matching,
+                   cases_checked));
+  CHECK(cases_matching == cases_checked);
+}
+
 }  // namespace shardplan
 #endif

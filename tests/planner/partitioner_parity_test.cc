@@ -156,6 +156,54 @@ std::string compare_with_golden(const ChosenProposal& chosen, const Proposal& pr
   return "";
 }
 
+// torchrec's get_partition_by_type.
+PartitionBy partition_by_of(ShardingType type) {
+  switch (type) {
+    case ShardingType::kDataParallel:
+    case ShardingType::kRowWise: return PartitionBy::kUniform;
+    case ShardingType::kTableRowWise:
+    case ShardingType::kTableColumnWise: return PartitionBy::kHost;
+    case ShardingType::kGridShard: return PartitionBy::kMultiHost;
+    default: return PartitionBy::kDevice;
+  }
+}
+
+// The scale goldens carry no options: the plan's own shards (with estimates) are
+// the proposal, in the plan's (enumeration) order, which needs an order-keeping
+// parse since nlohmann::json sorts keys.
+ChosenProposal proposal_from_plan(const testing::GoldenCase& c) {
+  std::ifstream in(c.golden_path);
+  const auto ordered = nlohmann::ordered_json::parse(in);
+  ChosenProposal out;
+  for (const auto& [path, tables] : ordered.at("plan").items()) {
+    for (const auto& [table, ordered_entry] : tables.items()) {
+      const json entry = json::parse(ordered_entry.dump());
+      ShardingOption option;
+      option.name = table;
+      option.path = path;
+      option.sharding_type = *parse_name(kShardingTypeNames, entry.at("sharding_type").get<std::string>());
+      option.compute_kernel = *parse_name(kComputeKernelNames, entry.at("compute_kernel").get<std::string>());
+      option.partition_by = partition_by_of(option.sharding_type);
+      const json shards = testing::expand_shards(entry.at("shards"));
+      for (const json& s : shards) {
+        Shard shard;
+        shard.size = s.at("sizes").get<std::vector<std::int64_t>>();
+        shard.offset = s.at("offsets").get<std::vector<std::int64_t>>();
+        shard.storage = Storage{s.at("storage").at("hbm").get<std::int64_t>(),
+                                s.at("storage").at("ddr").get<std::int64_t>()};
+        const json& p = s.at("perf");
+        shard.perf = Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
+                          p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),
+                          p.at("prefetch_compute").get<double>()};
+        option.shards.push_back(std::move(shard));
+      }
+      out.options.push_back(std::move(option));
+      out.plan_shards.push_back(shards);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("partitioners place torchrec's chosen proposal like torchrec", "[partitioner][parity]") {
@@ -186,6 +234,29 @@ TEST_CASE("partitioners place torchrec's chosen proposal like torchrec", "[parti
   for (const auto& failure : failures) FAIL_CHECK(failure);
   WARN("partitioner parity: " << matched << "/" << compared << " cases match");
   CHECK(matched == compared);
+}
+
+TEST_CASE("partitioners place the scale goldens' plans like torchrec", "[partitioner][parity]") {
+  int matched = 0, compared = 0;
+  for (const auto& c : testing::golden_cases(/*include_scale=*/true)) {
+    if (c.case_path.find("/scale/") == std::string::npos) continue;
+    const json golden = testing::load_golden(c);
+    if (!golden.contains("plan")) continue;
+    ++compared;
+    const ChosenProposal chosen = proposal_from_plan(c);
+    Proposal proposal;
+    for (const auto& option : chosen.options) proposal.push_back(&option);
+    const Topology constraint = reserved_topology(golden);
+    const PartitionerOptions partitioner_config = partitioner_options(c);
+    const PartitionOutcome outcome = make_partitioner(partitioner_config)->partition(proposal, constraint);
+    std::string difference = outcome.ok ? compare_with_golden(chosen, proposal, outcome.placement,
+                                                              golden, constraint.world_size)
+                                        : "partition failed: " + outcome.message;
+    if (difference.empty()) ++matched;
+    else FAIL_CHECK(c.name << " [" << partitioner_config.type << "]: " << difference);
+  }
+  WARN("partitioner parity (scale): " << matched << "/" << compared << " cases match");
+  CHECK(compared > 0);
 }
 
 TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitioner][parity]") {

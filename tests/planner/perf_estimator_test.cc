@@ -139,7 +139,13 @@ TEST_CASE("estimate: per-feature batch sizes and module-wide weighting", "[perf]
   ModelConfig model;
   ModuleConfig ebc;
   ebc.path = "ebc";
-  ebc.tables = {TableConfig{"a", 1000, 64}, TableConfig{"b", 1000, 64}};
+  for (const char* name : {"a", "b"}) {
+    TableConfig table;
+    table.name = name;
+    table.num_embeddings = 1000;
+    table.embedding_dim = 64;
+    ebc.tables.push_back(table);
+  }
   model.modules.push_back(ebc);
   ParameterConstraintsConfig a;
   a.is_weighted = true;  // makes the whole EBC weighted, so table b too

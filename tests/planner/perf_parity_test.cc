@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <string>
 
+#include "config/loader.h"
 #include "planner/perf_estimator.h"
 #include "support/golden.h"
 
@@ -15,64 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-// TEMPORARY until lib/config/loader's load_case is implemented: reads just the
-// parts of a case file the perf estimator needs (modules, constraints, planner).
-struct PerfCaseInput {
-  ModelConfig model;
-  PlannerOptions planner;
-};
-
 template <typename Enum, std::size_t N>
 Enum enum_field(const NameTable<Enum, N>& table, const json& value) {
   auto parsed = parse_name(table, value.get<std::string>());
   REQUIRE(parsed.has_value());
   return *parsed;
-}
-
-PerfCaseInput read_case_for_perf(const std::string& path) {
-  std::ifstream file(path);
-  REQUIRE(file.good());
-  const json doc = json::parse(file);
-  PerfCaseInput out;
-  const json& m = doc.at("model");
-  out.model.batch_size = m.value("batch_size", std::int64_t{512});
-  for (const auto& jm : m.at("modules")) {
-    ModuleConfig module;
-    module.path = jm.at("path").get<std::string>();
-    module.kind = enum_field(kModuleKindNames, jm.at("kind"));
-    for (const auto& jt : jm.at("tables")) {
-      TableConfig table;
-      table.name = jt.at("name").get<std::string>();
-      module.tables.push_back(table);
-    }
-    out.model.modules.push_back(module);
-  }
-  const json constraints = m.value("constraints", json::object());
-  for (const auto& [name, jc] : constraints.items()) {
-    ParameterConstraintsConfig c;
-    if (jc.contains("pooling_factors"))
-      c.pooling_factors = jc.at("pooling_factors").get<std::vector<double>>();
-    if (jc.contains("num_poolings"))
-      c.num_poolings = jc.at("num_poolings").get<std::vector<double>>();
-    if (jc.contains("batch_sizes"))
-      c.batch_sizes = jc.at("batch_sizes").get<std::vector<std::int64_t>>();
-    c.is_weighted = jc.value("is_weighted", false);
-    if (jc.contains("cache_params")) {
-      const json& jp = jc.at("cache_params");
-      CacheParamsConfig p;
-      if (jp.contains("load_factor")) p.load_factor = jp.at("load_factor").get<double>();
-      if (jp.contains("prefetch_pipeline"))
-        p.prefetch_pipeline = jp.at("prefetch_pipeline").get<bool>();
-      if (jp.contains("precision")) p.precision = enum_field(kDataTypeNames, jp.at("precision"));
-      c.cache_params = p;
-    }
-    if (jc.contains("output_dtype"))
-      c.output_dtype = enum_field(kDataTypeNames, jc.at("output_dtype"));
-    out.model.constraints[name] = c;
-  }
-  const json planner = doc.value("planner", json::object());
-  out.planner.is_inference = planner.value("is_inference", false);
-  return out;
 }
 
 // The golden's resolved `topology` object as our Topology.
@@ -150,7 +97,7 @@ TEST_CASE("perf estimator matches torchrec on every option of every case", "[per
     const json options = testing::golden_options(c, golden);
     if (options.empty()) continue;
     ++cases_with_options;
-    const PerfCaseInput input = read_case_for_perf(c.case_path);
+    const PlanningInput input = load_case(c.case_path);
     const Topology topology = topology_from_golden(golden.at("topology"));
     const EstimatorContext context{topology, input.model, input.planner};
     const std::int64_t batch_size = golden.at("batch_size").get<std::int64_t>();

@@ -73,15 +73,17 @@ TEST_CASE("scale cases with torchrec's plan match end to end", "[.][planner-scal
   WARN("scale parity: " << matched << "/" << total << " cases match");
 }
 
-TEST_CASE("the largest scale case plans (timing)", "[.][planner-scale-time]") {
+TEST_CASE("large scale cases without a golden (timing)", "[.][planner-scale-time]") {
   auto dir = cases_dir();
   if (!dir) return;
-  for (const char* name : {"case-scale-T1000-ws512.json", "case-scale-T500-ws64.json"}) {
+  for (const char* name : {"case-scale-T500-ws8.json", "case-scale-T1000-ws8.json"}) {
     std::string path = (std::filesystem::path(*dir) / "scale" / name).string();
     PlanRun run = run_plan(load_case(path));
     WARN(name << ": " << run.result.num_proposals << " proposals, " << run.result.num_plans << " plans, rating "
               << run.result.perf_rating << ", " << run.seconds << " s");
-    CHECK(run.ok());
+    // torchrec never finished these (> 300 s), so there is no verdict to compare;
+    // T1000-ws8 finds no feasible plan.
+    CHECK(run.result.num_proposals > 0);
   }
 }
 

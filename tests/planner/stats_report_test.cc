@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "planner/shard_io_sizes.h"
+#include "planner/stats_json.h"
 
 namespace shardplan {
 
@@ -67,6 +68,79 @@ TEST_CASE("shard IO sizes follow torchrec's per-type formulas", "[stats]") {
   CHECK(rw.output_bytes[2] == 1048576);
   CHECK(rw.input_bytes[3] == 0);
   CHECK(rw.output_bytes[3] == 0);
+}
+
+}  // namespace shardplan
+
+
+namespace shardplan {
+
+namespace {
+
+ShardingOption tw_table(const std::string& name, int rank, std::int64_t hbm, double fwd) {
+  ShardingOption so;
+  so.name = name;
+  so.path = "ebc";
+  so.tensor_shape = {100, 16};
+  so.input_lengths = {1.0};
+  so.sharding_type = ShardingType::kTableWise;
+  Shard s;
+  s.size = {100, 16};
+  s.offset = {0, 0};
+  s.rank = rank;
+  s.storage = Storage{hbm, 0};
+  s.perf = Perf{fwd, 0, 2 * fwd, 0, 0};
+  so.shards.push_back(s);
+  return so;
+}
+
+}  // namespace
+
+TEST_CASE("stats report of a hand-worked two-rank plan", "[stats]") {
+  const std::int64_t mib = 1024 * 1024;
+  // Table a on rank 0: 300 MiB, perf 2 + 4 = 6 ms; table b on rank 1: 100 MiB, 3 ms.
+  std::vector<ShardingOption> plan{tw_table("a", 0, 300 * mib, 2.0), tw_table("b", 1, 100 * mib, 1.0)};
+  Topology topo;
+  topo.world_size = 2;
+  topo.local_world_size = 2;
+  topo.devices = {{0, Storage{1000 * mib, 0}, {}}, {1, Storage{1000 * mib, 0}, {}}};
+  ReservationResult res;
+  res.policy = "FixedPercentageStorageReservation";
+  res.percentage = 0.5;
+  StatsInput in;
+  in.plan = &plan;
+  in.topology = &topo;
+  in.reservation = &res;
+  StatsReport r = compute_stats_report(in);
+
+  REQUIRE(r.ranks.size() == 2);
+  CHECK(r.ranks[0].used_hbm == 300 * mib);
+  // 300 MiB of the 50% of 1000 MiB left for planning.
+  CHECK(r.ranks[0].hbm_ratio == Approx(0.6));
+  CHECK(r.ranks[1].shards_by_type.at("TW") == 1);
+  CHECK(r.max_total_perf.value == Approx(6.0));
+  CHECK(r.max_total_perf.ranks == std::vector<int>{0});
+  // mean 4.5, (6 - 4.5) / 4.5 = 33.3%
+  CHECK(r.mean_total_perf == Approx(4.5));
+  CHECK(r.total_perf_delta_pct == Approx(100.0 / 3));
+  // p = [6/9, 3/9]: total variation |2/3 - 1/2| = 1/6.
+  REQUIRE(r.perf_imbalance);
+  CHECK(r.perf_imbalance->total_variation == Approx(1.0 / 6));
+  // Critical path: comms 0, compute = max fwd (2) + max bwd (4).
+  CHECK(r.critical_path_compute == Approx(6.0));
+  // Tier 2 (rank 1) is numbered by its position among the ranks left: 0.
+  REQUIRE(r.peak_tiers.size() == 2);
+  CHECK(r.peak_tiers[1].bytes == 100 * mib);
+  CHECK(r.peak_tiers[1].ranks == std::vector<int>{0});
+  CHECK(r.top_perf_tables == std::vector<std::string>{"a"});
+  REQUIRE(r.top_hbm_tables.size() == 1);
+  CHECK(r.top_hbm_tables[0].name == "a");
+  CHECK(r.reservation.usable_hbm == 500 * mib);
+  CHECK_FALSE(r.reservation.is_heuristical);
+
+  auto json = render_stats_json(r);
+  CHECK(json.at("ranks").at(0).at("used_hbm") == 300 * mib);
+  CHECK(json.at("top_perf_tables").at(0) == "a");
 }
 
 }  // namespace shardplan

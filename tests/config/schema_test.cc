@@ -1,0 +1,273 @@
+// schemas/{model,topology,planner,case}.schema.json stay true: every example and
+// every reference case validates against them (with a small JSON-Schema subset
+// validator), and their property names and enums equal the loader's key lists
+// and name tables, so the schemas and the loader cannot drift apart.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <yaml-cpp/yaml.h>
+
+#include "config/known_keys.h"
+#include "config/loader.h"
+#include "config/planner_names.h"
+#include "support/golden.h"
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+using namespace shardplan;
+
+namespace {
+
+json load_schema(const std::string& name) {
+  std::ifstream in(std::string(SHARDPLAN_SOURCE_DIR) + "/schemas/" + name);
+  return json::parse(in);
+}
+
+// YAML -> JSON with YAML 1.2 core-schema typing of plain scalars.
+json to_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    json out = json::object();
+    for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = to_json(it->second);
+    return out;
+  }
+  if (node.IsSequence()) {
+    json out = json::array();
+    for (const auto& e : node) out.push_back(to_json(e));
+    return out;
+  }
+  if (node.IsNull()) return nullptr;
+  const std::string& s = node.Scalar();
+  if (node.Tag() == "!") return s;  // quoted
+  if (s == "true" || s == "false") return s == "true";
+  try {
+    std::size_t used = 0;
+    long long i = std::stoll(s, &used);
+    if (used == s.size()) return i;
+    double d = std::stod(s, &used);
+    if (used == s.size()) return d;
+  } catch (const std::exception&) {
+  }
+  return s;
+}
+
+json read_input(const std::string& path) {
+  if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
+    std::ifstream in(path);
+    return json::parse(in);
+  }
+  return to_json(YAML::LoadFile(path));
+}
+
+// A JSON-Schema subset: type, properties, required, additionalProperties, enum,
+// items, oneOf, anyOf, $ref to #/$defs, minimum/maximum (exclusive too),
+// minItems, minLength, pattern. Appends "path: problem" lines to `errors`.
+class MiniValidator {
+ public:
+  explicit MiniValidator(const json& root) : root_(root) {}
+
+  void validate(const json& schema, const json& value, const std::string& path, std::vector<std::string>& errors) const {
+    if (schema.contains("$ref")) {
+      std::string ref = schema["$ref"];
+      REQUIRE(ref.rfind("#/$defs/", 0) == 0);
+      validate(root_["$defs"][ref.substr(8)], value, path, errors);
+    }
+    if (schema.contains("type") && !type_matches(schema["type"], value)) {
+      errors.push_back(path + ": expected type " + schema["type"].dump() + ", found " + value.dump());
+      return;
+    }
+    if (schema.contains("enum")) {
+      bool found = false;
+      for (const auto& e : schema["enum"]) found = found || e == value;
+      if (!found) errors.push_back(path + ": " + value.dump() + " not in enum");
+    }
+    if (value.is_number()) {
+      double v = value.get<double>();
+      if (schema.contains("minimum") && v < schema["minimum"].get<double>()) errors.push_back(path + ": below minimum");
+      if (schema.contains("exclusiveMinimum") && v <= schema["exclusiveMinimum"].get<double>())
+        errors.push_back(path + ": not above exclusiveMinimum");
+      if (schema.contains("maximum") && v > schema["maximum"].get<double>()) errors.push_back(path + ": above maximum");
+      if (schema.contains("exclusiveMaximum") && v >= schema["exclusiveMaximum"].get<double>())
+        errors.push_back(path + ": not below exclusiveMaximum");
+    }
+    if (value.is_string()) {
+      std::string s = value;
+      if (schema.contains("minLength") && s.size() < schema["minLength"].get<std::size_t>())
+        errors.push_back(path + ": too short");
+      if (schema.contains("pattern") && !std::regex_search(s, std::regex(schema["pattern"].get<std::string>())))
+        errors.push_back(path + ": " + s + " does not match the pattern");
+    }
+    if (value.is_array()) {
+      if (schema.contains("minItems") && value.size() < schema["minItems"].get<std::size_t>())
+        errors.push_back(path + ": too few items");
+      if (schema.contains("items"))
+        for (std::size_t i = 0; i < value.size(); ++i)
+          validate(schema["items"], value[i], path + "[" + std::to_string(i) + "]", errors);
+    }
+    if (value.is_object()) {
+      if (schema.contains("required"))
+        for (const auto& key : schema["required"])
+          if (!value.contains(key.get<std::string>())) errors.push_back(path + ": missing " + key.get<std::string>());
+      for (const auto& [key, item] : value.items()) {
+        std::string kpath = path + "." + key;
+        if (schema.contains("properties") && schema["properties"].contains(key)) {
+          validate(schema["properties"][key], item, kpath, errors);
+        } else if (schema.contains("additionalProperties")) {
+          const json& extra = schema["additionalProperties"];
+          if (extra.is_boolean()) {
+            if (!extra.get<bool>()) errors.push_back(kpath + ": not allowed");
+          } else {
+            validate(extra, item, kpath, errors);
+          }
+        }
+      }
+    }
+    for (const char* combinator : {"oneOf", "anyOf"}) {
+      if (!schema.contains(combinator)) continue;
+      int matches = 0;
+      for (const auto& option : schema[combinator]) {
+        std::vector<std::string> sub;
+        validate(option, value, path, sub);
+        matches += sub.empty() ? 1 : 0;
+      }
+      bool ok = std::string(combinator) == "oneOf" ? matches == 1 : matches >= 1;
+      if (!ok) errors.push_back(path + ": " + value.dump() + " matches " + std::to_string(matches) + " of " + combinator);
+    }
+  }
+
+ private:
+  static bool type_matches(const json& type, const json& value) {
+    if (type.is_array()) {
+      for (const auto& t : type)
+        if (type_matches(t, value)) return true;
+      return false;
+    }
+    std::string t = type;
+    if (t == "object") return value.is_object();
+    if (t == "array") return value.is_array();
+    if (t == "string") return value.is_string();
+    if (t == "boolean") return value.is_boolean();
+    if (t == "null") return value.is_null();
+    if (t == "integer") return value.is_number_integer() || (value.is_number_float() && value.get<double>() == std::floor(value.get<double>()));
+    if (t == "number") return value.is_number();
+    return false;
+  }
+  const json& root_;
+};
+
+std::vector<std::string> schema_errors(const json& schema, const json& value) {
+  std::vector<std::string> errors;
+  MiniValidator(schema).validate(schema, value, "$", errors);
+  return errors;
+}
+
+std::set<std::string> property_names(const json& object_schema) {
+  std::set<std::string> out;
+  for (const auto& [key, value] : object_schema["properties"].items()) out.insert(key);
+  return out;
+}
+
+std::set<std::string> as_set(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+
+const char* kind_schema(InputKind kind) {
+  switch (kind) {
+    case InputKind::kModel: return "model.schema.json";
+    case InputKind::kTopology: return "topology.schema.json";
+    case InputKind::kPlanner: return "planner.schema.json";
+    case InputKind::kCase: return "case.schema.json";
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("schemas: property names equal the loader's known keys", "[config]") {
+  const std::pair<const char*, const char*> roots[] = {{"model.schema.json", "model"},
+                                                       {"topology.schema.json", "topology"},
+                                                       {"planner.schema.json", "planner"},
+                                                       {"case.schema.json", "case"}};
+  auto sections = section_names();
+  for (const auto& [file, section] : roots) {
+    json schema = load_schema(file);
+    INFO(file);
+    CHECK(schema["$schema"] == "https://json-schema.org/draft/2020-12/schema");
+    CHECK(property_names(schema) == as_set(known_keys(section)));
+    CHECK(schema["additionalProperties"] == false);
+    // Every $def named after a section lists exactly that section's keys.
+    for (const auto& [name, def] : schema["$defs"].items()) {
+      if (std::find(sections.begin(), sections.end(), name) == sections.end()) continue;
+      INFO("$defs/" << name);
+      CHECK(property_names(def) == as_set(known_keys(name)));
+      CHECK(def["additionalProperties"] == false);
+      for (const auto& [key, property] : def["properties"].items()) {
+        INFO(key);
+        CHECK((property.contains("description") || property.contains("$ref")));
+      }
+    }
+  }
+}
+
+TEST_CASE("schemas: enums equal the name tables", "[config]") {
+  const std::vector<std::pair<const char*, std::vector<std::string>>> enums{
+      {"data_type", names_of(kDataTypeNames)},
+      {"sharding_type", names_of(kShardingTypeNames)},
+      {"compute_kernel", names_of(kComputeKernelNames)},
+      {"device", names_of(kComputeDeviceNames)},
+      {"cache_algorithm", names_of(kCacheAlgorithmNames)},
+      {"bounds_check_mode", names_of(kBoundsCheckModeNames)},
+      {"module_kind", names_of(kModuleKindNames)},
+      {"proposer", names_of(kProposerNames)},
+      {"partitioner_type", names_of(kPartitionerNames)},
+      {"reservation_policy", names_of(kReservationPolicyNames)},
+      {"sort_by", names_of(kGreedySortByNames)},
+  };
+  for (const char* file : {"model.schema.json", "topology.schema.json", "planner.schema.json", "case.schema.json"}) {
+    json schema = load_schema(file);
+    for (const auto& [name, names] : enums) {
+      INFO(file << " $defs/" << name);
+      REQUIRE(schema["$defs"].contains(name));
+      CHECK(schema["$defs"][name]["enum"].get<std::vector<std::string>>() == names);
+    }
+  }
+}
+
+TEST_CASE("schemas: every example and every reference case validates", "[config]") {
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/configs"))
+    files.push_back(entry.path().string());
+  if (auto dir = shardplan::testing::cases_dir()) {
+    for (const auto& c : shardplan::testing::golden_cases(true)) files.push_back(c.case_path);
+    for (const auto& entry : fs::directory_iterator(*dir + "/scale")) {
+      std::string name = entry.path().filename().string();
+      if (name.rfind("case-", 0) == 0 && name.find(".golden.") == std::string::npos) files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  REQUIRE(files.size() > 5);
+  std::map<std::string, json> schemas;
+  for (const auto& path : files) {
+    INFO(path);
+    InputKind kind = validate_file(path, std::nullopt);
+    std::string schema_name = kind_schema(kind);
+    if (!schemas.count(schema_name)) schemas[schema_name] = load_schema(schema_name);
+    auto errors = schema_errors(schemas[schema_name], read_input(path));
+    for (const auto& e : errors) FAIL_CHECK(e);
+  }
+}
+
+TEST_CASE("schemas: the validator rejects what the loader rejects", "[config]") {
+  // Guards the mini validator itself: a schema test that accepts everything proves nothing.
+  json topology = load_schema("topology.schema.json");
+  CHECK(schema_errors(topology, json{{"world_size", 8}, {"hbm_cap", "80 GiB"}}).empty());
+  CHECK(schema_errors(topology, json{{"world_size", 8}, {"hbm_cap", "80 GiBs"}}).size() == 1);
+  CHECK(schema_errors(topology, json{{"world_sise", 8}}).size() == 2);  // unknown key + missing world_size
+  CHECK(schema_errors(topology, json{{"world_size", 0}}).size() == 1);
+  CHECK(schema_errors(topology, json{{"world_size", 2}, {"compute_device", "gpu"}}).size() == 1);
+  CHECK(schema_errors(topology, json{{"world_size", 2}, {"inter_host_bw", "12.5 GB/s"}}).empty());
+  json planner = load_schema("planner.schema.json");
+  CHECK(schema_errors(planner, json{{"proposers", {"greedy", "annealing"}}}).size() == 1);
+  CHECK(schema_errors(planner, json{{"storage_reservation", {{"dense_tensor_estimate", nullptr}}}}).empty());
+}
