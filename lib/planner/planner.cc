@@ -152,6 +152,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   std::optional<Proposal> best_proposal;
   Placement best_placement;
   std::string last_error;
+  std::optional<Proposal> last_failed;
   const int world_size = constraint.world_size;
 
   for (auto& proposer : proposers_) {
@@ -177,6 +178,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         proposer->feedback({true, &*proposal, rating, &constraint});
       } else {
         last_error = outcome.message;
+        last_failed = *proposal;
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
         Storage current = storage_totals.of(*proposal);
         if (current < lowest) lowest = current;
@@ -197,6 +199,14 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     return result;
   }
 
+  // torchrec logs its stats for the last failed proposal, every shard at rank -1.
+  if (last_failed) {
+    for (const ShardingOption* option : *last_failed) {
+      ShardingOption copy = *option;
+      for (auto& shard : copy.shards) shard.rank = -1;
+      result.last_proposal.push_back(std::move(copy));
+    }
+  }
   PlanFailure f;
   f.stage = "plan";
   f.lowest_storage = lowest;

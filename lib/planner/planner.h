@@ -43,6 +43,9 @@ struct PlanFailure {
 struct PlanResult {
   std::optional<ReservationResult> reservation;  // unset when the reservation failed
   std::vector<ShardingOption> plan;  // best proposal in proposal order, shard ranks set
+  // When no proposal fits: the last one tried, every shard at rank -1 (what
+  // torchrec hands EmbeddingStats in that case).
+  std::vector<ShardingOption> last_proposal;
   double perf_rating = 0;
   int num_proposals = 0;
   int num_plans = 0;

@@ -58,8 +58,8 @@ PlanRun run_plan(const PlanningInput& input) {
 
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input) {
   StatsInput in;
-  in.plan = &run.result.plan;
   in.has_plan = run.ok();
+  in.plan = in.has_plan ? &run.result.plan : &run.result.last_proposal;
   in.topology = &run.topology;
   ReservationResult empty;
   in.reservation = run.result.reservation ? &*run.result.reservation : &empty;

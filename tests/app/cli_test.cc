@@ -69,7 +69,7 @@ TEST_CASE("validate --kind forces the kind and rejects unknown kinds", "[config]
   CHECK(bad_kind.err == "error: --kind: unknown kind 'topolgy', did you mean 'topology'?\n");
 }
 
-TEST_CASE("--help, --version, usage errors and unknown commands", "[config][app]") {
+TEST_CASE("cli: help, version, usage errors and unknown commands", "[config][app]") {
   Result help = run("--help");
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("validate") != std::string::npos);

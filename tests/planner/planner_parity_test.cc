@@ -6,6 +6,8 @@
 
 #include "config/loader.h"
 #include "planner/planner.h"
+#include "planner/run.h"
+#include "planner/stats.h"
 #include "planner/planner_parity_support.h"
 #include "planner/reservations/storage_reservation.h"
 
@@ -37,21 +39,8 @@ std::string perf_diff(const std::string& where, const nlohmann::json& want, cons
   return "";
 }
 
-// The first difference between torchrec's golden and our plan, or "".
-std::string compare_plan(const GoldenCase& c) {
-  nlohmann::json golden = load_golden(c);
-  PlanningInput input = load_case(c.case_path);
-  Topology topology = topology_from_golden(golden.at("topology"));
-  auto space = search_space_from_golden(c, golden, input.model);
-  if (golden.contains("error") && golden["error"].value("type", "") != "PlannerError") {
-    // The enumerator's own error (e.g. no kernel left): not the planner loop's.
-    return space.empty() ? "" : "torchrec's enumerator failed, yet the golden has options";
-  }
-  auto reservation = make_storage_reservation(input.planner.storage_reservation);
-  auto partitioner = make_partitioner(input.planner.partitioner);
-  EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
-                                   lookup_estimator(space));
-  PlanResult result = planner.plan(topology, input.model, space);
+// The first difference between torchrec's golden and our planner's result, or "".
+std::string compare_result(const nlohmann::json& golden, const PlanResult& result, const Topology& topology) {
   std::ostringstream d;
   d.precision(17);
 
@@ -141,6 +130,80 @@ std::string compare_plan(const GoldenCase& c) {
     return d.str();
   }
   return "";
+}
+
+// The planner loop alone: torchrec's own options (golden) as the search space.
+std::string compare_plan(const GoldenCase& c) {
+  nlohmann::json golden = load_golden(c);
+  PlanningInput input = load_case(c.case_path);
+  Topology topology = topology_from_golden(golden.at("topology"));
+  auto space = search_space_from_golden(c, golden, input.model);
+  if (golden.contains("error") && golden["error"].value("type", "") != "PlannerError") {
+    // The enumerator's own error (e.g. no kernel left): not the planner loop's.
+    return space.empty() ? "" : "torchrec's enumerator failed, yet the golden has options";
+  }
+  auto reservation = make_storage_reservation(input.planner.storage_reservation);
+  auto partitioner = make_partitioner(input.planner.partitioner);
+  EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
+                                   lookup_estimator(space));
+  PlanResult result = planner.plan(topology, input.model, space);
+  return compare_result(golden, result, topology);
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+// The whole job as `shardplan plan` runs it (our enumerator and estimators, then
+// the loop), compared with torchrec's plan and its EmbeddingStats text.
+std::string compare_end_to_end(const GoldenCase& c) {
+  nlohmann::json golden = load_golden(c);
+  PlanningInput input = load_case(c.case_path);
+  PlanRun run = run_plan(input);
+  if (golden.contains("error") && golden["error"].value("type", "") != "PlannerError") {
+    if (!run.enumeration_error)
+      return "torchrec's enumerator failed (" + golden["error"].value("type", "") + "), ours did not";
+    return "";
+  }
+  if (run.enumeration_error) return "our enumerator failed: " + *run.enumeration_error;
+  std::string diff = compare_result(golden, run.result, run.topology);
+  if (!diff.empty() || !golden.contains("stats_text")) return diff;
+  // The stats text, line by line; only the "ran for N s" figure is timing, so we
+  // render with torchrec's own figure to compare the centred line whole.
+  auto want = split_lines(golden.at("stats_text").get<std::string>());
+  for (const auto& line : want)
+    if (auto pos = line.find("ran for "); pos != std::string::npos) run.seconds = std::stod(line.substr(pos + 8));
+  auto got = split_lines(render_stats_text(stats_report_of(run, input)));
+  for (std::size_t i = 0; i < std::max(want.size(), got.size()); ++i) {
+    std::string w = i < want.size() ? want[i] : "<no line>";
+    std::string g = i < got.size() ? got[i] : "<no line>";
+    if (w != g) return "stats line " + std::to_string(i + 1) + ":\n  torchrec: " + w + "\n  ours:     " + g;
+  }
+  return "";
+}
+
+TEST_CASE("shardplan plan (enumerator + planner + stats) matches torchrec end to end", "[planner][planner-parity][end-to-end]") {
+  auto cases = golden_cases(/*include_scale=*/true);
+  int matched = 0;
+  for (const auto& c : cases) {
+    std::string diff;
+    try {
+      diff = compare_end_to_end(c);
+    } catch (const std::exception& e) {
+      diff = std::string("exception: ") + e.what();
+    }
+    if (diff.empty())
+      ++matched;
+    else
+      FAIL_CHECK("case " << c.name << ": " << diff);
+  }
+  WARN("end-to-end parity (plan, per-rank totals, counts, errors, stats text): " << matched << "/" << cases.size()
+                                                                                 << " cases match torchrec");
+  CHECK(matched == static_cast<int>(cases.size()));
 }
 
 TEST_CASE("planner loop matches torchrec's plan on every golden case", "[planner][planner-parity]") {
