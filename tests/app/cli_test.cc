@@ -7,34 +7,13 @@
 #include <sys/wait.h>
 
 #include "config/config_test_util.h"
+#include "support/run_binary.h"
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using Result = shardplan::testing::RunResult;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Runs `shardplan ARGS` through the shell (args are trusted test strings).
-Result run(const std::string& args) {
-  std::string out = shardplan::testing::scratch_prefix() + "cli.out";
-  std::string err = shardplan::testing::scratch_prefix() + "cli.err";
-  std::string command = std::string("'") + SHARDPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
-}
+Result run(const std::string& args) { return shardplan::testing::run_shardplan(args); }
 
 const std::string kSource = SHARDPLAN_SOURCE_DIR;
 

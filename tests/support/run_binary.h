@@ -1,0 +1,21 @@
+// Runs the real shardplan binary for the output tests.
+#pragma once
+
+#include <string>
+
+namespace shardplan::testing {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `shardplan ARGS` through the shell (args are trusted test strings) and
+// captures its exit code, stdout and stderr.
+RunResult run_shardplan(const std::string& args);
+
+// A file's whole content ("" when it does not exist).
+std::string slurp(const std::string& path);
+
+}  // namespace shardplan::testing
