@@ -1,26 +1,11 @@
 #include "output/plan_json.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include "output/options_json.h"
+#include "planner/rank_load.h"
 
 namespace shardplan {
-
-std::vector<RankTotals> per_rank_totals(const std::vector<ShardingOption>& plan, int world_size) {
-  std::vector<RankTotals> totals(static_cast<std::size_t>(world_size));
-  for (const auto& option : plan) {
-    for (const auto& shard : option.shards) {
-      if (!shard.rank || *shard.rank < 0 || *shard.rank >= world_size)
-        throw std::logic_error("plan shard without a valid rank: " + option.fqn());
-      auto& t = totals[static_cast<std::size_t>(*shard.rank)];
-      t.storage += shard.storage.value_or(Storage{});
-      t.perf += shard.perf.value_or(Perf{});
-      t.num_shards += 1;
-    }
-  }
-  return totals;
-}
 
 std::string placement_string(ComputeDevice device, int rank, int local_world_size) {
   std::string name(to_string(device));
@@ -112,7 +97,7 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   }
   j["plan"] = std::move(plan);
 
-  auto totals = per_rank_totals(*in.plan, topo.world_size);
+  auto totals = rank_loads(*in.plan, topo.world_size);
   nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
   Storage used;
   double max_perf = 0;

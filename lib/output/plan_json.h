@@ -24,14 +24,6 @@ struct PlanFileInput {
   double lower_bound = -1;
 };
 
-// Per-rank sums of the plan's shards (torchrec's per-rank totals).
-struct RankTotals {
-  Storage storage;
-  Perf perf;
-  int num_shards = 0;
-};
-std::vector<RankTotals> per_rank_totals(const std::vector<ShardingOption>& plan, int world_size);
-
 // "rank:3/cuda:3" as torchrec's placement() writes it.
 std::string placement_string(ComputeDevice device, int rank, int local_world_size);
 

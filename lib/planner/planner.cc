@@ -93,23 +93,9 @@ std::string failure_message(const PlanFailure& f, int num_proposals) {
 
 }  // namespace
 
-std::vector<RankLoad> rank_loads(const std::vector<ShardingOption>& plan, int world_size) {
-  std::vector<RankLoad> loads(static_cast<std::size_t>(std::max(world_size, 0)));
-  for (const auto& option : plan) {
-    for (const auto& shard : option.shards) {
-      if (!shard.rank || *shard.rank < 0 || *shard.rank >= world_size) continue;
-      RankLoad& load = loads[static_cast<std::size_t>(*shard.rank)];
-      load.storage += shard.storage.value_or(Storage{});
-      load.perf += shard.perf.value_or(Perf{});
-      ++load.num_shards;
-    }
-  }
-  return loads;
-}
-
 EmbeddingShardingPlanner::EmbeddingShardingPlanner(const StorageReservation& reservation,
                                                    std::vector<std::unique_ptr<Proposer>> proposers,
-                                                   const Partitioner& partitioner, OptionEstimator estimator)
+                                                   Partitioner& partitioner, OptionEstimator estimator)
     : reservation_(reservation),
       proposers_(std::move(proposers)),
       partitioner_(partitioner),
@@ -146,6 +132,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   ProposalKeyer keyer(search_space);
   StorageTotals storage_totals(search_space);
   perf_model_.prepare(search_space);
+  partitioner_.prepare(search_space);
   std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
   Storage lowest{kMaxSize, kMaxSize};
   double best_rating = static_cast<double>(kMaxSize);

@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "planner/perf_model.h"
 #include "planner/proposers/proposer.h"
+#include "planner/rank_load.h"
 #include "planner/reservations/storage_reservation.h"
 #include "planner/types.h"
 
@@ -53,23 +54,13 @@ struct PlanResult {
   bool ok() const { return !failure.has_value(); }
 };
 
-// Per-rank totals of a plan: storage, perf parts and shard count.
-struct RankLoad {
-  Storage storage;
-  Perf perf;
-  int num_shards = 0;
-};
-
-// Sums each rank's shards of a placed plan, in plan then shard order.
-std::vector<RankLoad> rank_loads(const std::vector<ShardingOption>& plan, int world_size);
-
 // torchrec's EmbeddingShardingPlanner with every stage supplied by the caller.
 class EmbeddingShardingPlanner {
  public:
   // `estimator` re-estimates options a proposer modifies (may be empty).
   EmbeddingShardingPlanner(const StorageReservation& reservation,
                            std::vector<std::unique_ptr<Proposer>> proposers,
-                           const Partitioner& partitioner, OptionEstimator estimator = {});
+                           Partitioner& partitioner, OptionEstimator estimator = {});
 
   // Plans the model on `topology` (before reservation) over `search_space` (the
   // enumerated options with estimates, enumeration order). Never throws for "no plan".
@@ -79,7 +70,7 @@ class EmbeddingShardingPlanner {
  private:
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
-  const Partitioner& partitioner_;
+  Partitioner& partitioner_;
   OptionEstimator estimator_;
   NoopPerfModel perf_model_;
 };

@@ -214,6 +214,9 @@ struct PartitionOutcome {
 class Partitioner {
  public:
   virtual ~Partitioner() = default;
+  // Called once with the search space before partition(); later proposals point
+  // into it, so per-option figures can be computed here once (optional).
+  virtual void prepare(const std::vector<ShardingOption>& /*search_space*/) {}
   virtual PartitionOutcome partition(const Proposal& proposal,
                                      const Topology& storage_constraint) const = 0;
 };

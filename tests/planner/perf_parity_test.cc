@@ -22,28 +22,6 @@ Enum enum_field(const NameTable<Enum, N>& table, const json& value) {
   return *parsed;
 }
 
-// The golden's resolved `topology` object as our Topology.
-Topology topology_from_golden(const json& t) {
-  Topology topology;
-  topology.world_size = t.at("world_size").get<int>();
-  topology.local_world_size = t.at("local_world_size").get<int>();
-  topology.compute_device = enum_field(kComputeDeviceNames, t.at("compute_device"));
-  topology.hbm_mem_bw = t.at("hbm_mem_bw").get<double>();
-  topology.ddr_mem_bw = t.at("ddr_mem_bw").get<double>();
-  topology.hbm_to_ddr_mem_bw = t.at("hbm_to_ddr_mem_bw").get<double>();
-  topology.intra_host_bw = t.at("intra_host_bw").get<double>();
-  topology.inter_host_bw = t.at("inter_host_bw").get<double>();
-  topology.bwd_compute_multiplier = t.at("bwd_compute_multiplier").get<double>();
-  topology.weighted_feature_bwd_compute_multiplier =
-      t.at("weighted_feature_bwd_compute_multiplier").get<double>();
-  topology.uneven_sharding_perf_multiplier = t.at("uneven_sharding_perf_multiplier").get<double>();
-  int rank = 0;
-  for (const auto& d : t.at("devices"))
-    topology.devices.push_back(
-        {rank++, Storage{d.at("hbm").get<std::int64_t>(), d.at("ddr").get<std::int64_t>()}, {}});
-  return topology;
-}
-
 // Fills what option_from_golden cannot know from the golden option alone, the way
 // the enumerator does: module/table position, batch size, the table's cache params
 // and output dtype from its constraints. Clears the perf.
@@ -98,7 +76,7 @@ TEST_CASE("perf estimator matches torchrec on every option of every case", "[per
     if (options.empty()) continue;
     ++cases_with_options;
     const PlanningInput input = load_case(c.case_path);
-    const Topology topology = topology_from_golden(golden.at("topology"));
+    const Topology topology = shardplan::testing::topology_from_golden(golden.at("topology"));
     const EstimatorContext context{topology, input.model, input.planner};
     const std::int64_t batch_size = golden.at("batch_size").get<std::int64_t>();
     const EmbeddingPerfEstimator estimator;

@@ -36,21 +36,6 @@ double golden_run_time(const std::vector<std::string>& lines) {
   return 0;
 }
 
-Topology topology_from_golden(const nlohmann::json& t) {
-  Topology topo;
-  topo.world_size = t.at("world_size").get<int>();
-  topo.local_world_size = t.at("local_world_size").get<int>();
-  topo.compute_device = *parse_name(kComputeDeviceNames, t.at("compute_device").get<std::string>());
-  int rank = 0;
-  for (const auto& d : t.at("devices")) {
-    DeviceHardware dev;
-    dev.rank = rank++;
-    dev.storage = Storage{d.at("hbm").get<std::int64_t>(), d.at("ddr").get<std::int64_t>()};
-    topo.devices.push_back(dev);
-  }
-  return topo;
-}
-
 Storage storage_or_zero(const nlohmann::json& r, const char* key) {
   if (!r.contains(key) || r.at(key).is_null()) return {};
   return Storage{r.at(key).at("hbm").get<std::int64_t>(), r.at(key).at("ddr").get<std::int64_t>()};
@@ -204,7 +189,7 @@ TEST_CASE("stats text equals torchrec's EmbeddingStats for every golden case", "
       FAIL_CHECK("case " << c.name << ": " << error);
       continue;
     }
-    Topology topology = topology_from_golden(golden.at("topology"));
+    Topology topology = shardplan::testing::topology_from_golden(golden.at("topology"));
     ReservationResult reservation = reservation_from_golden(golden.at("reservation"));
     PlanningInput case_input = load_case_input(c);
     const auto& constraints = case_input.model.constraints;
@@ -255,7 +240,7 @@ TEST_CASE("stats text equals torchrec's for the scale cases with a plan", "[stat
       continue;
     }
     auto plain = nlohmann::json::parse(golden.dump());
-    Topology topology = topology_from_golden(plain.at("topology"));
+    Topology topology = shardplan::testing::topology_from_golden(plain.at("topology"));
     ReservationResult reservation = reservation_from_golden(plain.at("reservation"));
     const auto& constraints = case_input.model.constraints;
     StatsInput input;

@@ -138,6 +138,26 @@ ShardingOption option_from_golden(const nlohmann::json& o) {
   return opt;
 }
 
+Topology topology_from_golden(const nlohmann::json& t) {
+  Topology topo;
+  topo.world_size = t.at("world_size").get<int>();
+  topo.local_world_size = t.at("local_world_size").get<int>();
+  topo.compute_device = *parse_name(kComputeDeviceNames, t.at("compute_device").get<std::string>());
+  topo.hbm_mem_bw = t.at("hbm_mem_bw").get<double>();
+  topo.ddr_mem_bw = t.at("ddr_mem_bw").get<double>();
+  topo.hbm_to_ddr_mem_bw = t.at("hbm_to_ddr_mem_bw").get<double>();
+  topo.intra_host_bw = t.at("intra_host_bw").get<double>();
+  topo.inter_host_bw = t.at("inter_host_bw").get<double>();
+  topo.bwd_compute_multiplier = t.at("bwd_compute_multiplier").get<double>();
+  topo.weighted_feature_bwd_compute_multiplier = t.at("weighted_feature_bwd_compute_multiplier").get<double>();
+  topo.uneven_sharding_perf_multiplier = t.at("uneven_sharding_perf_multiplier").get<double>();
+  int rank = 0;
+  for (const auto& d : t.at("devices"))
+    topo.devices.push_back(
+        DeviceHardware{rank++, Storage{d.at("hbm").get<std::int64_t>(), d.at("ddr").get<std::int64_t>()}, Perf{}});
+  return topo;
+}
+
 bool close_enough(double a, double b, double rel) {
   if (std::fabs(a) <= 1e-15 && std::fabs(b) <= 1e-15) return true;
   return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));

@@ -41,6 +41,9 @@ nlohmann::json expand_shards(const nlohmann::json& shards);
 // module_index/table_index are not known here and stay 0).
 ShardingOption option_from_golden(const nlohmann::json& option);
 
+// The golden's resolved `topology` object (capacities before reservation).
+Topology topology_from_golden(const nlohmann::json& topology);
+
 // Relative comparison used by the parity tests: |a-b| <= rel*max(|a|,|b|), or
 // both within 1e-15 of zero (where torchrec has 0).
 bool close_enough(double a, double b, double rel = 1e-9);

@@ -280,6 +280,80 @@ StepError multi_host_partition(const ShardingOption& option, std::span<DeviceLoa
   return "can't find hosts for sharding option group " + group_repr(option, param_count);
 }
 
+// param_count per proposal entry: how many options of the proposal share its
+// module path (torchrec counts them per path, uniform options included).
+std::vector<int> param_counts(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
+                              int path_count) {
+  std::vector<int> out(proposal.size());
+  bool all_known = true;
+  for (const OptionSummary* s : summary) all_known = all_known && s->path_id >= 0;
+  if (all_known) {
+    std::vector<int> per_path(static_cast<std::size_t>(path_count), 0);
+    for (const OptionSummary* s : summary) ++per_path[static_cast<std::size_t>(s->path_id)];
+    for (std::size_t i = 0; i < proposal.size(); ++i)
+      out[i] = per_path[static_cast<std::size_t>(summary[i]->path_id)];
+    return out;
+  }
+  std::map<std::string, int> options_per_path;
+  for (const ShardingOption* option : proposal) ++options_per_path[option->path];
+  for (std::size_t i = 0; i < proposal.size(); ++i) out[i] = options_per_path[proposal[i]->path];
+  return out;
+}
+
+// The uniform step in O(uniform options + devices) when every uniform option's
+// shards share one perf and all devices start from the same perf: each device
+// then receives the same additions in the same order, so one running sum is every
+// device's sum bit for bit. Storage is integral and non-negative, so "each shard
+// fits when placed" equals "the total fits". Returns false, changing nothing,
+// when the shortcut does not apply or some device would overflow (the caller then
+// runs the shard-by-shard step, which produces torchrec's error text).
+bool uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
+                            std::vector<DeviceLoad>& devices, Placement& placement) {
+  const std::size_t world = devices.size();
+  if (world == 0) return false;
+  for (const DeviceLoad& d : devices)
+    if (!(d.perf.fwd_compute == devices[0].perf.fwd_compute && d.perf.fwd_comms == devices[0].perf.fwd_comms &&
+          d.perf.bwd_compute == devices[0].perf.bwd_compute && d.perf.bwd_comms == devices[0].perf.bwd_comms &&
+          d.perf.prefetch_compute == devices[0].perf.prefetch_compute))
+      return false;
+  Perf perf = devices[0].perf;
+  Storage common;                      // added to every device
+  std::vector<Storage> extra;          // per device, from storage-heterogeneous options
+  bool any = false;
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    const ShardingOption& option = *proposal[i];
+    if (option.partition_by != PartitionBy::kUniform) continue;
+    const OptionSummary& s = *summary[i];
+    if (option.shards.size() != world || !s.perf_homogeneous) return false;
+    any = true;
+    perf += s.shard_perf;
+    if (s.storage_homogeneous) {
+      common += s.shard_storage;
+    } else {
+      if (extra.empty()) extra.assign(world, Storage{});
+      for (std::size_t k = 0; k < world; ++k) extra[k] += option.shards[k].storage.value_or(Storage{});
+    }
+  }
+  if (!any) return true;
+  for (std::size_t k = 0; k < world; ++k) {
+    const Storage need = extra.empty() ? common : common + extra[k];
+    if (!need.fits_in(devices[k].free)) return false;
+  }
+  const double perf_total = perf.total();
+  for (std::size_t k = 0; k < world; ++k) {
+    DeviceLoad& d = devices[k];
+    d.free -= extra.empty() ? common : common + extra[k];
+    d.perf = perf;
+    d.perf_total = perf_total;
+  }
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
+    auto& ranks = placement.ranks[i];
+    for (std::size_t k = 0; k < world; ++k) ranks[k] = devices[k].rank;
+  }
+  return true;
+}
+
 PartitionOutcome failure(std::string message) {
   PartitionOutcome outcome;
   outcome.ok = false;
@@ -315,39 +389,37 @@ PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal,
   for (std::size_t i = 0; i < proposal.size(); ++i)
     outcome.placement.ranks[i].assign(proposal[i]->shards.size(), -1);
 
+  std::vector<OptionSummary> scratch(proposal.size());
+  std::vector<const OptionSummary*> summary(proposal.size());
+  for (std::size_t i = 0; i < proposal.size(); ++i) summary[i] = &summaries_.of(*proposal[i], scratch[i]);
+
   // Uniform options first, in proposal order, shard i on device i.
-  std::vector<int> all_slots(devices.size());
-  std::iota(all_slots.begin(), all_slots.end(), 0);
-  for (std::size_t i = 0; i < proposal.size(); ++i) {
-    if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
-    if (auto error = uniform_partition(*proposal[i], devices, all_slots, outcome.placement.ranks[i]))
-      return failure(std::move(*error));
+  if (!uniform_partition_fast(proposal, summary, devices, outcome.placement)) {
+    std::vector<int> all_slots(devices.size());
+    std::iota(all_slots.begin(), all_slots.end(), 0);
+    for (std::size_t i = 0; i < proposal.size(); ++i) {
+      if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
+      if (auto error = uniform_partition(*proposal[i], devices, all_slots, outcome.placement.ranks[i]))
+        return failure(std::move(*error));
+    }
   }
 
   // torchrec groups the others by `dependency or fqn`; dependency is only set for
   // EmbeddingTower modules, which the config cannot express, so every group is
   // one option. param_count counts ALL options of the module path, uniform ones too.
-  std::map<std::string, int> options_per_path;
-  for (const ShardingOption* option : proposal) ++options_per_path[option->path];
+  std::vector<int> param_count = param_counts(proposal, summary, summaries_.path_count());
   std::vector<int> order;
-  std::vector<int> param_count(proposal.size());
-  std::vector<Storage> storage_sum(proposal.size());
-  std::vector<double> perf_sum(proposal.size());
-  for (std::size_t i = 0; i < proposal.size(); ++i) {
-    param_count[i] = options_per_path[proposal[i]->path];
-    if (proposal[i]->partition_by == PartitionBy::kUniform) continue;
-    order.push_back(static_cast<int>(i));
-    if (sort_by_ == SortBy::kStorage) storage_sum[i] = proposal[i]->total_storage();
-    else perf_sum[i] = proposal[i]->total_perf();
-  }
+  order.reserve(proposal.size());
+  for (std::size_t i = 0; i < proposal.size(); ++i)
+    if (proposal[i]->partition_by != PartitionBy::kUniform) order.push_back(static_cast<int>(i));
   // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
   // descending, and Python's sort stays stable under reverse, so ties keep
   // proposal order (hence stable_sort on "key greater").
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
     if (balance_modules_ && param_count[x] != param_count[y]) return param_count[x] < param_count[y];
-    if (sort_by_ == SortBy::kStorage) return storage_sum[x] > storage_sum[y];
-    return perf_sum[x] > perf_sum[y];
+    if (sort_by_ == SortBy::kStorage) return summary[x]->total_storage > summary[y]->total_storage;
+    return summary[x]->total_perf > summary[y]->total_perf;
   });
 
   std::optional<DeviceHeap> heap;  // reused across device groups, as torchrec's minheap

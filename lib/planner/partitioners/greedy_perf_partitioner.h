@@ -9,6 +9,7 @@
 
 #include "common/names.h"
 #include "config/config.h"
+#include "planner/partitioners/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -27,6 +28,9 @@ class GreedyPerfPartitioner final : public Partitioner {
   explicit GreedyPerfPartitioner(SortBy sort_by = SortBy::kStorage, bool balance_modules = false)
       : sort_by_(sort_by), balance_modules_(balance_modules) {}
 
+  // Precomputes per-option totals; partition() gives the same answer without it.
+  void prepare(const std::vector<ShardingOption>& search_space) override { summaries_.prepare(search_space); }
+
   PartitionOutcome partition(const Proposal& proposal,
                              const Topology& storage_constraint) const override;
 
@@ -38,6 +42,7 @@ class GreedyPerfPartitioner final : public Partitioner {
  private:
   SortBy sort_by_;
   bool balance_modules_;
+  OptionSummaries summaries_;
 };
 
 // Factory for the partitioner name table; throws InputError on a bad sort_by.

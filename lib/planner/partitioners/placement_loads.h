@@ -4,16 +4,10 @@
 
 #include <vector>
 
+#include "planner/rank_load.h"
 #include "planner/types.h"
 
 namespace shardplan {
-
-// The load of one rank under a placement.
-struct RankLoad {
-  Storage storage;
-  Perf perf;  // component-wise sum of the rank's shard perfs
-  int num_shards = 0;
-};
 
 // Per-rank sums over `proposal` placed by `placement`, shards visited in proposal
 // order (option by option, shard by shard). Ranks outside [0, world_size) are
