@@ -275,18 +275,18 @@ TEST_CASE("partitioners are chosen by name from one table", "[partitioner]") {
 }
 
 TEST_CASE("floats are rendered like Python's repr", "[partitioner]") {
-  CHECK(python_float_repr(0.0) == "0.0");
-  CHECK(python_float_repr(1.0) == "1.0");
-  CHECK(python_float_repr(0.5) == "0.5");
-  CHECK(python_float_repr(0.0001) == "0.0001");
-  CHECK(python_float_repr(0.00001) == "1e-05");
-  CHECK(python_float_repr(1.5e-07) == "1.5e-07");
-  CHECK(python_float_repr(1e16) == "1e+16");
-  CHECK(python_float_repr(1e15) == "1000000000000000.0");
-  CHECK(python_float_repr(123.456) == "123.456");
-  CHECK(python_float_repr(-2.5) == "-2.5");
-  CHECK(python_float_repr(0.00874360934016165) == "0.00874360934016165");
-  CHECK(python_float_repr(0.1 + 0.2) == "0.30000000000000004");
+  CHECK(python_repr(0.0) == "0.0");
+  CHECK(python_repr(1.0) == "1.0");
+  CHECK(python_repr(0.5) == "0.5");
+  CHECK(python_repr(0.0001) == "0.0001");
+  CHECK(python_repr(0.00001) == "1e-05");
+  CHECK(python_repr(1.5e-07) == "1.5e-07");
+  CHECK(python_repr(1e16) == "1e+16");
+  CHECK(python_repr(1e15) == "1000000000000000.0");
+  CHECK(python_repr(123.456) == "123.456");
+  CHECK(python_repr(-2.5) == "-2.5");
+  CHECK(python_repr(0.00874360934016165) == "0.00874360934016165");
+  CHECK(python_repr(0.1 + 0.2) == "0.30000000000000004");
 }
 
 }  // namespace shardplan

@@ -161,7 +161,7 @@ std::string group_repr(const ShardingOption& option, int param_count) {
       "ShardingOptionGroup(sharding_options=[<torchrec.distributed.planner.types."
       "ShardingOption object for {}>], storage_sum={}, perf_sum={}, param_count={})",
       option.fqn(), storage_repr(option.total_storage()),
-      python_float_repr(option.total_perf()), -param_count);
+      python_repr(option.total_perf()), -param_count);
 }
 
 // The per-host device ranges (torchrec's _get_host_level_devices) and the

@@ -4,12 +4,10 @@
 
 #include <string>
 
+#include "common/python_format.h"  // python_repr
 #include "planner/types.h"
 
 namespace shardplan {
-
-// Python's repr() of a float: shortest round-trip digits, "1.0", "1e-05", "1e+16".
-std::string python_float_repr(double value);
 
 // torchrec's dataclass repr: "Storage(hbm=1, ddr=2)".
 std::string storage_repr(const Storage& storage);
