@@ -18,6 +18,9 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
                  "share of HBM reserved, 0..1 (default 0.15)")
       ->type_name("X");
   sub.add_option("--sort-by", o.sort_by, "greedy partitioner order: storage | perf")->type_name("KEY");
+  sub.add_option("--greedy-threshold", o.greedy_threshold,
+                 "stop greedy proposers after N proposals no better than the best (default: never)")
+      ->type_name("N");
   sub.add_option("--batch-size", o.batch_size, "per-rank batch size")->type_name("N");
   sub.add_option("--world-size", o.world_size, "number of ranks")->type_name("N");
   sub.add_option("--local-world-size", o.local_world_size, "ranks per host")->type_name("N");
@@ -76,6 +79,12 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
     }
     if (names.empty()) throw InputError(SourcePos{}, "--proposers", "expected at least one proposer name");
     p.proposers = names;
+  }
+  if (o.greedy_threshold) {
+    if (*o.greedy_threshold < 0)
+      throw InputError(SourcePos{}, "--greedy-threshold",
+                       "expected a non-negative integer, found " + std::to_string(*o.greedy_threshold));
+    p.greedy_threshold = *o.greedy_threshold;
   }
   if (o.batch_size) {
     if (*o.batch_size <= 0)

@@ -16,6 +16,7 @@ struct PlannerOverrides {
   std::string storage_reservation;
   std::optional<double> reservation_percentage;
   std::string sort_by;
+  std::optional<int> greedy_threshold;
   std::optional<std::int64_t> batch_size;
   std::optional<std::int64_t> world_size;
   std::optional<std::int64_t> local_world_size;
@@ -24,7 +25,7 @@ struct PlannerOverrides {
 };
 
 // Declares --partitioner, --proposers, --storage-reservation, --reservation-percentage,
-// --sort-by, --batch-size, --world-size, --local-world-size, --hbm-cap, --ddr-cap.
+// --sort-by, --greedy-threshold, --batch-size, --world-size, --local-world-size, --hbm-cap, --ddr-cap.
 void add_planner_overrides(CLI::App& sub, PlannerOverrides& overrides);
 
 // Applies the overrides; throws InputError (with "did you mean") for unknown names

@@ -86,6 +86,9 @@ struct PlannerOptions {
   PartitionerOptions partitioner;
   StorageReservationOptions storage_reservation;
   bool is_inference = false;
+  // GreedyProposer's threshold: stop after more than this many consecutive
+  // proposals no better than the best (torchrec's default: unset, never stop).
+  std::optional<int> greedy_threshold;
 };
 
 struct ModelConfig {

@@ -22,7 +22,7 @@ const std::map<std::string, std::vector<std::string>, std::less<>>& sections() {
         "ddr_mem_bw", "hbm_to_ddr_mem_bw", "intra_host_bw", "inter_host_bw", "bwd_compute_multiplier",
         "weighted_feature_bwd_compute_multiplier", "uneven_sharding_perf_multiplier", "custom"}},
       {"custom", {"hbm_cap", "ddr_cap"}},
-      {"planner", {"proposers", "partitioner", "storage_reservation", "is_inference"}},
+      {"planner", {"proposers", "partitioner", "storage_reservation", "is_inference", "greedy_threshold"}},
       {"partitioner", {"type", "sort_by", "balance_modules", "max_search_count", "tolerance"}},
       {"storage_reservation", {"policy", "percentage", "parameter_multiplier", "dense_tensor_estimate"}},
   };

@@ -73,6 +73,9 @@ PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& 
   with_field(r, node, path, "is_inference", [&](const Node& n, const std::string& p) {
     assign(planner.is_inference, r.boolean(n, p));
   });
+  with_field(r, node, path, "greedy_threshold", [&](const Node& n, const std::string& p) {
+    if (auto v = r.integer(n, p, Range::kNonNegative)) planner.greedy_threshold = static_cast<int>(*v);
+  });
   return planner;
 }
 

@@ -208,8 +208,10 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
 
 std::vector<std::unique_ptr<Proposer>> make_proposers(const PlannerOptions& options,
                                                       const ProposerOptions& proposer_options) {
+  ProposerOptions resolved = proposer_options;
+  if (!resolved.greedy_threshold) resolved.greedy_threshold = options.greedy_threshold;
   std::vector<std::unique_ptr<Proposer>> out;
-  for (const auto& name : options.proposers) out.push_back(make_proposer(name, proposer_options));
+  for (const auto& name : options.proposers) out.push_back(make_proposer(name, resolved));
   return out;
 }
 

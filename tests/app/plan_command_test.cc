@@ -203,3 +203,35 @@ TEST_CASE("enumerate: text output lists every option", "[app][enumerate]") {
 
 }  // namespace
 }  // namespace shardplan::testing
+
+namespace shardplan::testing {
+namespace {
+
+TEST_CASE("plan: the greedy threshold stops the greedy proposer early", "[app][plan]") {
+  std::string config = "--config " + std::string(SHARDPLAN_SOURCE_DIR) + "/configs/quickstart.json --stats none";
+  RunResult all = run_shardplan("plan " + config + " --proposers greedy");
+  RunResult early = run_shardplan("plan " + config + " --proposers greedy --greedy-threshold 1");
+  REQUIRE(all.exit_code == 0);
+  REQUIRE(early.exit_code == 0);
+  int all_proposals = nlohmann::json::parse(all.out)["summary"]["num_proposals"].get<int>();
+  int early_proposals = nlohmann::json::parse(early.out)["summary"]["num_proposals"].get<int>();
+  // The quickstart's greedy walk has more than 3 proposals and its first is the
+  // best, so a threshold of 1 stops it after 3 (best + 2 inferior).
+  CHECK(all_proposals > 3);
+  CHECK(early_proposals == 3);
+  // The planner file key does the same as the flag.
+  std::string planner = write_scratch("threshold.yaml", "proposers: [greedy]\ngreedy_threshold: 1\n");
+  RunResult file = run_shardplan("plan --model " + std::string(SHARDPLAN_SOURCE_DIR) +
+                                 "/configs/dlrm-criteo-terabyte.yaml --topology " + SHARDPLAN_SOURCE_DIR +
+                                 "/configs/topology-1x8-80g.yaml --planner " + planner + " --stats none");
+  RunResult no_threshold = run_shardplan("plan --model " + std::string(SHARDPLAN_SOURCE_DIR) +
+                                         "/configs/dlrm-criteo-terabyte.yaml --topology " + SHARDPLAN_SOURCE_DIR +
+                                         "/configs/topology-1x8-80g.yaml --proposers greedy --stats none");
+  REQUIRE(file.exit_code == 0);
+  REQUIRE(no_threshold.exit_code == 0);
+  CHECK(nlohmann::json::parse(file.out)["summary"]["num_proposals"].get<int>() <
+        nlohmann::json::parse(no_threshold.out)["summary"]["num_proposals"].get<int>());
+}
+
+}  // namespace
+}  // namespace shardplan::testing
