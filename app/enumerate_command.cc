@@ -3,9 +3,9 @@
 #include <memory>
 
 #include "commands.h"
-#include "common/atomic_write.h"
 #include "common/error.h"
 #include "input_options.h"
+#include "output.h"
 #include "output/options_json.h"
 #include "planner/enumerator.h"
 #include "planner/run.h"
@@ -38,10 +38,7 @@ int run(const EnumerateOptions& options) {
   }
   std::string text = options.format == "json" ? options_to_json(found).dump(2) + "\n"
                                               : options_to_text(found);
-  if (options.output.empty() || options.output == "-")
-    std::cout << text;
-  else
-    write_file_atomically(options.output, text);
+  write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);
 }
 

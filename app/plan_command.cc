@@ -3,10 +3,11 @@
 #include <memory>
 
 #include "commands.h"
-#include "common/atomic_write.h"
 #include "common/error.h"
 #include "input_options.h"
+#include "output.h"
 #include "output/plan_json.h"
+#include "planner/parallel.h"
 #include "planner/run.h"
 #include "planner/stats.h"
 #include "planner_overrides.h"
@@ -20,11 +21,14 @@ struct PlanOptions {
   PlannerOverrides overrides;
   std::string output;
   std::string stats = "text";
+  int threads = 0;  // 0 = hardware concurrency
 };
 
 int run(const PlanOptions& options) {
   if (options.stats != "text" && options.stats != "json" && options.stats != "none")
     throw InputError(SourcePos{}, "--stats", "expected text, json or none, found '" + options.stats + "'");
+  if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
+  set_planner_threads(options.threads);
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
 
@@ -49,10 +53,7 @@ int run(const PlanOptions& options) {
   file.num_plans = run.result.num_plans;
   file.perf_rating = run.result.perf_rating;
   std::string text = plan_to_json(file).dump(2) + "\n";
-  if (options.output.empty() || options.output == "-")
-    std::cout << text;
-  else
-    write_file_atomically(options.output, text);
+  write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);
 }
 
@@ -65,6 +66,9 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("-o,--output", options->output, "write the plan file here (default: stdout)")->type_name("FILE");
   sub.add_option("--stats", options->stats, "EmbeddingStats to stderr: text (default), json or none")
       ->type_name("FORMAT");
+  sub.add_option("--threads", options->threads,
+                 "threads for planning (default 0: one per core; 1: serial); the plan is the same for any count")
+      ->type_name("N");
   sub.footer(
       "Runs torchrec's pipeline: storage reservation, enumerate, propose / partition / rate,\n"
       "and writes the best plan as JSON (schemas/plan.schema.json). The plan file carries no\n"

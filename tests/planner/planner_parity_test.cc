@@ -150,14 +150,6 @@ std::string compare_plan(const GoldenCase& c) {
   return compare_result(golden, result, topology);
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::stringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
-}
-
 // The whole job as `shardplan plan` runs it (our enumerator and estimators, then
 // the loop), compared with torchrec's plan and its EmbeddingStats text.
 std::string compare_end_to_end(const GoldenCase& c) {
@@ -187,42 +179,11 @@ std::string compare_end_to_end(const GoldenCase& c) {
 }
 
 TEST_CASE("shardplan plan (enumerator + planner + stats) matches torchrec end to end", "[planner][planner-parity][end-to-end]") {
-  auto cases = golden_cases(/*include_scale=*/true);
-  int matched = 0;
-  for (const auto& c : cases) {
-    std::string diff;
-    try {
-      diff = compare_end_to_end(c);
-    } catch (const std::exception& e) {
-      diff = std::string("exception: ") + e.what();
-    }
-    if (diff.empty())
-      ++matched;
-    else
-      FAIL_CHECK("case " << c.name << ": " << diff);
-  }
-  WARN("end-to-end parity (plan, per-rank totals, counts, errors, stats text): " << matched << "/" << cases.size()
-                                                                                 << " cases match torchrec");
-  CHECK(matched == static_cast<int>(cases.size()));
+  check_every_case(golden_cases(/*include_scale=*/true), "end-to-end parity (plan, per-rank totals, counts, errors, stats text)", compare_end_to_end);
 }
 
 TEST_CASE("planner loop matches torchrec's plan on every golden case", "[planner][planner-parity]") {
-  auto cases = golden_cases();
-  int matched = 0;
-  for (const auto& c : cases) {
-    std::string diff;
-    try {
-      diff = compare_plan(c);
-    } catch (const std::exception& e) {
-      diff = std::string("exception: ") + e.what();
-    }
-    if (diff.empty())
-      ++matched;
-    else
-      FAIL_CHECK("case " << c.name << ": " << diff);
-  }
-  WARN("planner parity: " << matched << "/" << cases.size() << " cases match");
-  CHECK(matched == static_cast<int>(cases.size()));
+  check_every_case(golden_cases(), "planner loop parity (golden options as the search space)", compare_plan);
 }
 
 #else

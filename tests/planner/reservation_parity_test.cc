@@ -52,22 +52,7 @@ std::string compare_reservation(const GoldenCase& c) {
 }
 
 TEST_CASE("storage reservations match torchrec on every golden case", "[planner][reservation]") {
-  auto cases = golden_cases();
-  int matched = 0;
-  for (const auto& c : cases) {
-    std::string diff;
-    try {
-      diff = compare_reservation(c);
-    } catch (const std::exception& e) {
-      diff = std::string("exception: ") + e.what();
-    }
-    if (diff.empty())
-      ++matched;
-    else
-      FAIL_CHECK("case " << c.name << ": " << diff);
-  }
-  WARN("reservation parity: " << matched << "/" << cases.size() << " cases match");
-  CHECK(matched == static_cast<int>(cases.size()));
+  check_every_case(golden_cases(), "reservation parity", compare_reservation);
 }
 
 }  // namespace

@@ -19,14 +19,6 @@ namespace {
 using testing::GoldenCase;
 using OptionKey = std::tuple<std::string, std::string, std::string>;  // fqn, type, kernel
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::stringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
-}
-
 // The golden's "ran for N s" figure, so that the centred line can match.
 double golden_run_time(const std::vector<std::string>& lines) {
   for (const auto& line : lines) {
@@ -173,7 +165,7 @@ TEST_CASE("stats text equals torchrec's EmbeddingStats for every golden case", "
     auto ordered = nlohmann::ordered_json::parse(in);
     nlohmann::json golden = testing::load_golden(c);
     if (!golden.contains("stats_text") || golden.at("stats_text").is_null()) continue;
-    auto expected = split_lines(golden.at("stats_text").get<std::string>());
+    auto expected = shardplan::testing::split_lines(golden.at("stats_text").get<std::string>());
     if (expected.empty()) continue;
 
     auto options = testing::golden_options(c, golden);
@@ -227,7 +219,7 @@ TEST_CASE("stats text equals torchrec's for the scale cases with a plan", "[stat
     std::ifstream in(c.golden_path);
     auto golden = nlohmann::ordered_json::parse(in);
     if (!golden.contains("plan") || !golden.contains("stats_text")) continue;
-    auto expected = split_lines(golden.at("stats_text").get<std::string>());
+    auto expected = shardplan::testing::split_lines(golden.at("stats_text").get<std::string>());
     PlanningInput case_input = load_case_input(c);
     nlohmann::json option_storage;
     auto by_key = options_from_model(case_input.model, golden.at("plan"), option_storage);

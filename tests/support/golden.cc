@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -156,6 +157,33 @@ Topology topology_from_golden(const nlohmann::json& t) {
     topo.devices.push_back(
         DeviceHardware{rank++, Storage{d.at("hbm").get<std::int64_t>(), d.at("ddr").get<std::int64_t>()}, Perf{}});
   return topo;
+}
+
+void check_every_case(const std::vector<GoldenCase>& cases, const std::string& what,
+                      const std::function<std::string(const GoldenCase&)>& compare) {
+  int matched = 0;
+  for (const auto& c : cases) {
+    std::string diff;
+    try {
+      diff = compare(c);
+    } catch (const std::exception& e) {
+      diff = std::string("exception: ") + e.what();
+    }
+    if (diff.empty())
+      ++matched;
+    else
+      FAIL_CHECK("case " << c.name << ": " << diff);
+  }
+  WARN(what << ": " << matched << "/" << cases.size() << " cases match torchrec");
+  CHECK(matched == static_cast<int>(cases.size()));
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
 }
 
 bool close_enough(double a, double b, double rel) {

@@ -3,6 +3,7 @@
 // tests with a loud message; with CI=true it is a failure.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -43,6 +44,15 @@ ShardingOption option_from_golden(const nlohmann::json& option);
 
 // The golden's resolved `topology` object (capacities before reservation).
 Topology topology_from_golden(const nlohmann::json& topology);
+
+// Runs `compare` (returning the first difference, or "" on a match) on every case;
+// each mismatch or exception FAILs (and the loop goes on), then the count of
+// matching cases is printed as "<what>: N/M cases match" and must be all of them.
+void check_every_case(const std::vector<GoldenCase>& cases, const std::string& what,
+                      const std::function<std::string(const GoldenCase&)>& compare);
+
+// The lines of `text`, without their '\n'.
+std::vector<std::string> split_lines(const std::string& text);
 
 // Relative comparison used by the parity tests: |a-b| <= rel*max(|a|,|b|), or
 // both within 1e-15 of zero (where torchrec has 0).
