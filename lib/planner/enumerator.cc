@@ -300,6 +300,7 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   const ModelConfig& model = input.model;
   const std::vector<std::int64_t> memory_sizes = device_memory_sizes(topology);
   std::vector<ShardingOption> options;
+  std::vector<char> weighted_by_module(model.modules.size(), 0);
   for (int m : torchrec_module_order(model)) {
     const ModuleConfig& module = model.modules[static_cast<std::size_t>(m)];
     // EmbeddingBagCollection(is_weighted=True) when any of its tables asks for it.
@@ -308,12 +309,13 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
       auto it = model.constraints.find(table.name);
       if (it != model.constraints.end() && it->second.is_weighted) module_weighted = true;
     }
+    weighted_by_module[static_cast<std::size_t>(m)] = module_weighted ? 1 : 0;
     for (int t = 0; t < static_cast<int>(module.tables.size()); ++t) {
       auto table_options = enumerate_table(input, topology, m, t, module_weighted, memory_sizes);
       std::move(table_options.begin(), table_options.end(), std::back_inserter(options));
     }
   }
-  const EstimatorContext context{topology, input.model, input.planner};
+  const EstimatorContext context{topology, input.model, input.planner, &weighted_by_module};
   for (const ShardEstimator* estimator : estimators)
     for (auto& option : options) estimator->estimate(option, context);
   return options;

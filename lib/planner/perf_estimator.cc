@@ -213,6 +213,9 @@ bool perf_is_weighted(const ShardingOption& option, const EstimatorContext& cont
   // config marks a module weighted when any of its tables is constrained so.
   if (option.module_kind == ModuleKind::kEmbeddingBag) {
     if (const ModuleConfig* module = find_module(option, context.model)) {
+      const auto index = static_cast<std::size_t>(module - context.model.modules.data());
+      if (context.module_weighted && index < context.module_weighted->size())
+        return (*context.module_weighted)[index] != 0;
       for (const auto& table : module->tables) {
         const auto* c = context.constraints(table.name);
         if (c && c->is_weighted) return true;

@@ -29,6 +29,7 @@ class NoopPerfModel final : public PerfModel {
   const ShardingOption* space_begin_ = nullptr;
   std::size_t space_size_ = 0;
   std::vector<std::size_t> first_shard_;  // per option, index into shard_totals_
+  std::vector<char> single_total_;        // per option: every shard has the same total, stored once
   std::vector<double> shard_totals_;
 };
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "common/units.h"
+#include "planner/parallel.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/proposer_util.h"
 
@@ -142,7 +143,47 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   std::optional<Proposal> last_failed;
   const int world_size = constraint.world_size;
 
+  // Partitioning and rating are pure functions of the proposal, so proposals a
+  // proposer will surely make next are evaluated ahead on all threads; the loop
+  // below still counts, caches, keeps the best and gives feedback one proposal at
+  // a time in proposal order, so the result does not depend on the thread count.
+  struct Evaluated {
+    Proposal proposal;
+    PartitionOutcome outcome;
+    double rating = 0;
+  };
+  auto evaluate = [&](const Proposal& proposal, Evaluated& out) {
+    out.outcome = partitioner_.partition(proposal, constraint);
+    if (out.outcome.ok)
+      out.rating = perf_model_.rate(proposal, out.outcome.placement, world_size);
+    else
+      out.outcome.placement = {};  // only the message of a failure is read
+  };
+  // Threads pay off only for big proposals (estimated as tables x mean shards per
+  // option): for small ones starting threads costs more than evaluating.
+  std::size_t total_shards = 0;
+  for (const auto& option : search_space) total_shards += option.shards.size();
+  const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
+  const std::size_t shards_per_proposal = total_shards * num_tables / search_space.size();
+  const int threads = shards_per_proposal >= planner_parallel_min_shards() ? planner_threads() : 1;
+  // Enough work per thread start; each evaluated plan holds its placement until used.
+  const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads, 1));
+  std::unordered_map<ProposalKey, Evaluated, ProposalKeyHash> ahead;
+  auto evaluate_ahead = [&](const Proposer& proposer) {
+    std::vector<Evaluated> todo;
+    std::vector<ProposalKey> keys;
+    for (Proposal& next : proposer.lookahead(batch)) {
+      ProposalKey k = keyer.key(next);
+      if (cache.count(k) || ahead.count(k) || std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+      keys.push_back(k);
+      todo.push_back(Evaluated{std::move(next), {}, 0});
+    }
+    parallel_for(todo.size(), threads, [&](std::size_t i) { evaluate(todo[i].proposal, todo[i]); });
+    for (std::size_t i = 0; i < todo.size(); ++i) ahead.emplace(keys[i], std::move(todo[i]));
+  };
+
   for (auto& proposer : proposers_) {
+    ahead.clear();
     // torchrec's `while proposal:` also stops on an empty proposal.
     for (auto proposal = proposer->propose(); proposal && !proposal->empty(); proposal = proposer->propose()) {
       ProposalKey key = keyer.key(*proposal);
@@ -151,10 +192,22 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         continue;
       }
       ++result.num_proposals;
-      PartitionOutcome outcome = partitioner_.partition(*proposal, constraint);
+      Evaluated evaluated;
+      auto found = ahead.find(key);
+      if (found == ahead.end() && threads > 1) {
+        evaluate_ahead(*proposer);
+        found = ahead.find(key);
+      }
+      if (found != ahead.end() && found->second.proposal == *proposal) {
+        evaluated = std::move(found->second);
+        ahead.erase(found);
+      } else {
+        evaluate(*proposal, evaluated);
+      }
+      PartitionOutcome& outcome = evaluated.outcome;
       if (outcome.ok) {
         ++result.num_plans;
-        double rating = perf_model_.rate(*proposal, outcome.placement, world_size);
+        const double rating = evaluated.rating;
         // Strictly better only: the earliest proposal wins a tie (torchrec).
         if (rating < best_rating) {
           best_rating = rating;

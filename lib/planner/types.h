@@ -176,6 +176,9 @@ struct EstimatorContext {
   const Topology& topology;
   const ModelConfig& model;
   const PlannerOptions& planner;
+  // Optional: per module index, whether any of its tables is constrained
+  // is_weighted (precomputed so that estimating is not O(tables) per option).
+  const std::vector<char>* module_weighted = nullptr;
   // Constraints of a table by name, or nullptr.
   const ParameterConstraintsConfig* constraints(const std::string& table) const {
     auto it = model.constraints.find(table);

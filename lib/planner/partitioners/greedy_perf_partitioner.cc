@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <span>
@@ -95,6 +96,12 @@ class DeviceHeap {
   std::vector<int> heap_;
 };
 
+// torchrec's PlannerError text when a uniform shard does not fit its device.
+std::string uniform_misfit(const Storage& shard, const Storage& free) {
+  return fmt::format("Shard of size {} bytes does not fit on any rank. Device memory cap: {}.",
+                     storage_repr(shard), storage_repr(free));
+}
+
 // torchrec's _uniform_partition for one option: shard i goes to devices[slots[i]].
 StepError uniform_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
                             std::span<const int> slots, std::vector<int>& ranks) {
@@ -107,11 +114,7 @@ StepError uniform_partition(const ShardingOption& option, std::span<DeviceLoad> 
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const Shard& shard = option.shards[i];
     DeviceLoad& device = devices[static_cast<std::size_t>(slots[i])];
-    if (!storage_of(shard).fits_in(device.free)) {
-      return fmt::format(
-          "Shard of size {} bytes does not fit on any rank. Device memory cap: {}.",
-          storage_repr(storage_of(shard)), storage_repr(device.free));
-    }
+    if (!storage_of(shard).fits_in(device.free)) return uniform_misfit(storage_of(shard), device.free);
     ranks[i] = device.rank;
     device.place(shard);
   }
@@ -182,11 +185,14 @@ struct Hosts {
     std::vector<double> sums(static_cast<std::size_t>(count), 0.0);
     for (int h = 0; h < count; ++h)
       for (const DeviceLoad& d : devices_of(all, h)) sums[static_cast<std::size_t>(h)] += d.perf_total;
-    std::vector<int> order(static_cast<std::size_t>(count));
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)];
+    // (sum, host) pairs are unique, so an unstable sort on them is the stable order.
+    std::vector<std::pair<double, int>> keyed(static_cast<std::size_t>(count));
+    for (int h = 0; h < count; ++h) keyed[static_cast<std::size_t>(h)] = {sums[static_cast<std::size_t>(h)], h};
+    std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+      return a.first < b.first || (!(b.first < a.first) && a.second < b.second);
     });
+    std::vector<int> order(static_cast<std::size_t>(count));
+    for (int h = 0; h < count; ++h) order[static_cast<std::size_t>(h)] = keyed[static_cast<std::size_t>(h)].second;
     return order;
   }
 };
@@ -304,54 +310,112 @@ std::vector<int> param_counts(const Proposal& proposal, const std::vector<const 
 // shards share one perf and all devices start from the same perf: each device
 // then receives the same additions in the same order, so one running sum is every
 // device's sum bit for bit. Storage is integral and non-negative, so "each shard
-// fits when placed" equals "the total fits". Returns false, changing nothing,
-// when the shortcut does not apply or some device would overflow (the caller then
-// runs the shard-by-shard step, which produces torchrec's error text).
-bool uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
-                            std::vector<DeviceLoad>& devices, Placement& placement) {
+// fits when placed" equals "the total fits", and the first misfit in torchrec's
+// order (option, then shard) is found by bisecting on the number of options.
+enum class FastUniform { kNotApplicable, kPlaced, kFailed };
+
+// Up to this many devices a misfit is found by replaying the options (U x W
+// steps, stopping at the misfit) rather than by bisection (log U x (U + W)).
+constexpr std::size_t kLinearMisfitSearchMaxWorld = 16;
+
+struct UniformFastPath {
+  const Proposal& proposal;
+  const std::vector<const OptionSummary*>& summary;
+  std::vector<std::size_t> uniform;  // proposal indices of the uniform options
+
+  // need[k]: storage the first n uniform options put on device k (size world + 1).
+  void need_after(std::size_t n, std::size_t world, std::vector<Storage>& need) const {
+    need.assign(world + 1, Storage{});
+    Storage common;
+    for (std::size_t u = 0; u < n; ++u) {
+      const OptionSummary& s = *summary[uniform[u]];
+      if (s.storage_homogeneous) {
+        common += s.shard_storage;
+        continue;
+      }
+      for (const auto& run : s.storage_runs) {  // difference array over the runs
+        need[static_cast<std::size_t>(run.begin)] += run.storage;
+        need[static_cast<std::size_t>(run.end)] -= run.storage;
+      }
+    }
+    for (std::size_t k = 1; k <= world; ++k) need[k] += need[k - 1];
+    for (std::size_t k = 0; k < world; ++k) need[k] += common;
+  }
+  // The first device on which `need` does not fit, or world.
+  static std::size_t first_misfit(const std::vector<Storage>& need, std::span<const DeviceLoad> devices) {
+    for (std::size_t k = 0; k < devices.size(); ++k)
+      if (!need[k].fits_in(devices[k].free)) return k;
+    return devices.size();
+  }
+};
+
+FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
+                                   std::vector<DeviceLoad>& devices, Placement& placement, std::string& error) {
   const std::size_t world = devices.size();
-  if (world == 0) return false;
+  if (world == 0) return FastUniform::kNotApplicable;
+  const Perf& first = devices[0].perf;
   for (const DeviceLoad& d : devices)
-    if (!(d.perf.fwd_compute == devices[0].perf.fwd_compute && d.perf.fwd_comms == devices[0].perf.fwd_comms &&
-          d.perf.bwd_compute == devices[0].perf.bwd_compute && d.perf.bwd_comms == devices[0].perf.bwd_comms &&
-          d.perf.prefetch_compute == devices[0].perf.prefetch_compute))
-      return false;
-  Perf perf = devices[0].perf;
-  Storage common;                      // added to every device
-  std::vector<Storage> extra;          // per device, from storage-heterogeneous options
-  bool any = false;
+    if (!(d.perf.fwd_compute == first.fwd_compute && d.perf.fwd_comms == first.fwd_comms &&
+          d.perf.bwd_compute == first.bwd_compute && d.perf.bwd_comms == first.bwd_comms &&
+          d.perf.prefetch_compute == first.prefetch_compute))
+      return FastUniform::kNotApplicable;
+  UniformFastPath path{proposal, summary, {}};
   for (std::size_t i = 0; i < proposal.size(); ++i) {
-    const ShardingOption& option = *proposal[i];
-    if (option.partition_by != PartitionBy::kUniform) continue;
-    const OptionSummary& s = *summary[i];
-    if (option.shards.size() != world || !s.perf_homogeneous) return false;
-    any = true;
-    perf += s.shard_perf;
-    if (s.storage_homogeneous) {
-      common += s.shard_storage;
-    } else {
-      if (extra.empty()) extra.assign(world, Storage{});
-      for (std::size_t k = 0; k < world; ++k) extra[k] += option.shards[k].storage.value_or(Storage{});
+    if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
+    if (proposal[i]->shards.size() != world || !summary[i]->perf_homogeneous) return FastUniform::kNotApplicable;
+    path.uniform.push_back(i);
+  }
+  if (path.uniform.empty()) return FastUniform::kPlaced;
+
+  std::vector<Storage> need;
+  path.need_after(path.uniform.size(), world, need);
+  if (path.first_misfit(need, devices) < world && world <= kLinearMisfitSearchMaxWorld) {
+    // Few devices: replay the options in order, one running total per device.
+    std::vector<Storage> placed(world);
+    for (std::size_t i : path.uniform) {
+      const ShardingOption& option = *proposal[i];
+      for (std::size_t k = 0; k < world; ++k) {
+        const Storage shard = storage_of(option.shards[k]);
+        if (!(placed[k] + shard).fits_in(devices[k].free)) {
+          error = uniform_misfit(shard, devices[k].free - placed[k]);
+          return FastUniform::kFailed;
+        }
+        placed[k] += shard;
+      }
     }
   }
-  if (!any) return true;
-  for (std::size_t k = 0; k < world; ++k) {
-    const Storage need = extra.empty() ? common : common + extra[k];
-    if (!need.fits_in(devices[k].free)) return false;
+  if (path.first_misfit(need, devices) < world) {
+    // Prefix lo fits everywhere, prefix hi does not; the misfit is option hi - 1.
+    std::size_t lo = 0, hi = path.uniform.size();
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      path.need_after(mid, world, need);
+      (path.first_misfit(need, devices) < world ? hi : lo) = mid;
+    }
+    path.need_after(hi, world, need);
+    const std::size_t k = path.first_misfit(need, devices);
+    std::vector<Storage> before;
+    path.need_after(hi - 1, world, before);
+    const ShardingOption& option = *proposal[path.uniform[hi - 1]];
+    error = uniform_misfit(storage_of(option.shards[k]), devices[k].free - before[k]);
+    return FastUniform::kFailed;
   }
+
+  Perf perf = devices[0].perf;
+  for (std::size_t i : path.uniform) perf += summary[i]->shard_perf;
   const double perf_total = perf.total();
   for (std::size_t k = 0; k < world; ++k) {
     DeviceLoad& d = devices[k];
-    d.free -= extra.empty() ? common : common + extra[k];
+    d.free -= need[k];
     d.perf = perf;
     d.perf_total = perf_total;
   }
-  for (std::size_t i = 0; i < proposal.size(); ++i) {
-    if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
+  for (std::size_t i : path.uniform) {
     auto& ranks = placement.ranks[i];
+    ranks.resize(world);
     for (std::size_t k = 0; k < world; ++k) ranks[k] = devices[k].rank;
   }
-  return true;
+  return FastUniform::kPlaced;
 }
 
 PartitionOutcome failure(std::string message) {
@@ -384,17 +448,27 @@ PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal,
   hosts.size = std::max(storage_constraint.local_world_size, 1);
   hosts.count = storage_constraint.world_size / hosts.size;
 
+  // Summaries of options outside the prepared search space live here (rare).
+  std::vector<std::unique_ptr<OptionSummary>> scratch;
+  std::vector<const OptionSummary*> summary(proposal.size());
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    summary[i] = summaries_.find(*proposal[i]);
+    if (!summary[i]) {
+      scratch.push_back(std::make_unique<OptionSummary>(summaries_.summarise(*proposal[i])));
+      summary[i] = scratch.back().get();
+    }
+  }
+
+  // Uniform options first, in proposal order, shard i on device i. The fast step
+  // fills the uniform options' ranks; a failed proposal allocates no placement.
   PartitionOutcome outcome;
   outcome.placement.ranks.resize(proposal.size());
+  std::string uniform_error;
+  const FastUniform fast = uniform_partition_fast(proposal, summary, devices, outcome.placement, uniform_error);
+  if (fast == FastUniform::kFailed) return failure(std::move(uniform_error));
   for (std::size_t i = 0; i < proposal.size(); ++i)
-    outcome.placement.ranks[i].assign(proposal[i]->shards.size(), -1);
-
-  std::vector<OptionSummary> scratch(proposal.size());
-  std::vector<const OptionSummary*> summary(proposal.size());
-  for (std::size_t i = 0; i < proposal.size(); ++i) summary[i] = &summaries_.of(*proposal[i], scratch[i]);
-
-  // Uniform options first, in proposal order, shard i on device i.
-  if (!uniform_partition_fast(proposal, summary, devices, outcome.placement)) {
+    if (outcome.placement.ranks[i].empty()) outcome.placement.ranks[i].assign(proposal[i]->shards.size(), -1);
+  if (fast == FastUniform::kNotApplicable) {
     std::vector<int> all_slots(devices.size());
     std::iota(all_slots.begin(), all_slots.end(), 0);
     for (std::size_t i = 0; i < proposal.size(); ++i) {
@@ -415,12 +489,30 @@ PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal,
   // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
   // descending, and Python's sort stays stable under reverse, so ties keep
   // proposal order (hence stable_sort on "key greater").
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
-    if (balance_modules_ && param_count[x] != param_count[y]) return param_count[x] < param_count[y];
-    if (sort_by_ == SortBy::kStorage) return summary[x]->total_storage > summary[y]->total_storage;
-    return summary[x]->total_perf > summary[y]->total_perf;
-  });
+  bool ranked = !balance_modules_;
+  for (int index : order) {
+    const OptionSummary& s = *summary[static_cast<std::size_t>(index)];
+    ranked = ranked && (sort_by_ == SortBy::kStorage ? s.storage_rank : s.perf_rank) >= 0;
+  }
+  if (ranked) {
+    // The same order from unique integer keys (dense rank, then proposal index).
+    std::vector<std::uint64_t> keys;
+    keys.reserve(order.size());
+    for (int index : order) {
+      const OptionSummary& s = *summary[static_cast<std::size_t>(index)];
+      const int rank = sort_by_ == SortBy::kStorage ? s.storage_rank : s.perf_rank;
+      keys.push_back(static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(index));
+    }
+    std::sort(keys.begin(), keys.end());
+    for (std::size_t n = 0; n < keys.size(); ++n) order[n] = static_cast<int>(keys[n] & 0xffffffffu);
+  } else {
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+      const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
+      if (balance_modules_ && param_count[x] != param_count[y]) return param_count[x] < param_count[y];
+      if (sort_by_ == SortBy::kStorage) return summary[x]->total_storage > summary[y]->total_storage;
+      return summary[x]->total_perf > summary[y]->total_perf;
+    });
+  }
 
   std::optional<DeviceHeap> heap;  // reused across device groups, as torchrec's minheap
   for (int index : order) {

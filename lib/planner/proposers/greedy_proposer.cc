@@ -56,22 +56,41 @@ void GreedyProposer::feedback(const ProposerFeedback& feedback) {
       return;
     }
   }
+  if (auto t = table_to_advance(current_))
+    ++current_[*t];
+  else
+    done_ = true;
+}
+
+std::optional<std::size_t> GreedyProposer::table_to_advance(const std::vector<std::size_t>& current) const {
   // Strictly larger than the running maximum, starting from all zeros: the first
   // table wins ties and a table using no storage is never advanced.
   std::optional<std::size_t> largest;
   StorageKey largest_key{0, 0, 0, 0};
   for (std::size_t t = 0; t < by_table_.size(); ++t) {
-    if (current_[t] + 1 >= by_table_[t].size()) continue;
-    const StorageKey& key = storage_keys_[t][current_[t]];
+    if (current[t] + 1 >= by_table_[t].size()) continue;
+    const StorageKey& key = storage_keys_[t][current[t]];
     if (key > largest_key) {
       largest = t;
       largest_key = key;
     }
   }
-  if (largest)
-    ++current_[*largest];
-  else
-    done_ = true;
+  return largest;
+}
+
+std::vector<Proposal> GreedyProposer::lookahead(std::size_t n) const {
+  std::vector<Proposal> out;
+  if (done_) return out;
+  std::vector<std::size_t> current = current_;
+  while (out.size() < n) {
+    Proposal proposal(by_table_.size());
+    for (std::size_t t = 0; t < by_table_.size(); ++t) proposal[t] = by_table_[t][current[t]];
+    out.push_back(std::move(proposal));
+    auto t = table_to_advance(current);
+    if (!t) break;
+    ++current[*t];
+  }
+  return out;
 }
 
 }  // namespace shardplan

@@ -23,6 +23,8 @@ class GreedyProposer final : public Proposer {
                                   const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
+  // The order of proposals depends on storage only; a verdict can only stop it early.
+  std::vector<Proposal> lookahead(std::size_t n) const override;
 
  private:
   using StorageKey = std::array<std::int64_t, 4>;
@@ -31,6 +33,8 @@ class GreedyProposer final : public Proposer {
   std::vector<std::vector<const ShardingOption*>> by_table_;
   std::vector<std::vector<StorageKey>> storage_keys_;  // per table, per sorted option
   std::vector<std::size_t> current_;
+  // The table feedback() advances from `current` (threshold aside), or nullopt.
+  std::optional<std::size_t> table_to_advance(const std::vector<std::size_t>& current) const;
   bool done_ = true;
   double best_perf_rating_ = 0;
   bool have_best_ = false;

@@ -38,3 +38,22 @@ void GridSearchProposer::feedback(const ProposerFeedback& /*feedback*/) {
 }
 
 }  // namespace shardplan
+
+namespace shardplan {
+
+std::vector<Proposal> GridSearchProposer::lookahead(std::size_t n) const {
+  std::vector<Proposal> out;
+  std::vector<std::size_t> digits = digits_;
+  for (std::int64_t index = index_; index < total_ && out.size() < n; ++index) {
+    Proposal proposal(by_table_.size());
+    for (std::size_t t = 0; t < by_table_.size(); ++t) proposal[t] = by_table_[t][digits[t]];
+    out.push_back(std::move(proposal));
+    for (std::size_t t = by_table_.size(); t-- > 0;) {
+      if (++digits[t] < by_table_[t].size()) break;
+      digits[t] = 0;
+    }
+  }
+  return out;
+}
+
+}  // namespace shardplan

@@ -40,6 +40,10 @@ class Proposer {
   virtual std::optional<Proposal> propose() = 0;
   // The verdict on the last proposal.
   virtual void feedback(const ProposerFeedback& feedback) = 0;
+  // Up to `n` proposals that propose() will return next (the current one first)
+  // when the verdicts do not change the sequence, only possibly end it early; the
+  // planner evaluates them ahead, in parallel. Empty when the proposer cannot tell.
+  virtual std::vector<Proposal> lookahead(std::size_t /*n*/) const { return {}; }
 };
 
 // Knobs of the proposers that the config format does not expose yet.

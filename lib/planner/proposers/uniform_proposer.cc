@@ -56,4 +56,10 @@ std::optional<Proposal> UniformProposer::propose() {
 
 void UniformProposer::feedback(const ProposerFeedback& /*feedback*/) { ++index_; }
 
+std::vector<Proposal> UniformProposer::lookahead(std::size_t n) const {
+  std::vector<Proposal> out;
+  for (std::size_t i = index_; i < proposals_.size() && out.size() < n; ++i) out.push_back(proposals_[i]);
+  return out;
+}
+
 }  // namespace shardplan

@@ -16,6 +16,7 @@ class UniformProposer final : public Proposer {
                                   const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
+  std::vector<Proposal> lookahead(std::size_t n) const override;
 
  private:
   bool use_depth_;

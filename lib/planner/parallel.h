@@ -1,0 +1,25 @@
+// How many threads the planner may use, and a minimal parallel loop. Work split
+// this way must not depend on the thread count for its result: callers write
+// item i's result to slot i and merge in item order.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace shardplan {
+
+// The planner's thread count: set_planner_threads(n) with n >= 1, or the
+// hardware concurrency when never set or set to 0.
+void set_planner_threads(int threads);
+int planner_threads();
+
+// Proposals of fewer (estimated) shards than this are evaluated on one thread,
+// where starting threads would cost more than it saves; default 20 000.
+void set_planner_parallel_min_shards(std::size_t shards);
+std::size_t planner_parallel_min_shards();
+
+// Calls fn(i) for i in [0, n) on up to `threads` threads (item i on thread
+// i % threads); returns when all are done. Serial when threads <= 1 or n <= 1.
+void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn);
+
+}  // namespace shardplan
