@@ -44,15 +44,7 @@ int run(const PlanOptions& options) {
     std::cerr << "error: " << explain_failure(run);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
-  PlanFileInput file;
-  file.model_name = input.model.name;
-  file.topology = &run.topology;
-  file.reservation = &*run.result.reservation;
-  file.plan = &run.result.plan;
-  file.num_proposals = run.result.num_proposals;
-  file.num_plans = run.result.num_plans;
-  file.perf_rating = run.result.perf_rating;
-  std::string text = plan_to_json(file).dump(2) + "\n";
+  std::string text = plan_file_text(run, input.model.name);
   write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);
 }

@@ -130,4 +130,16 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   return j;
 }
 
+std::string plan_file_text(const PlanRun& run, const std::string& model_name) {
+  PlanFileInput file;
+  file.model_name = model_name;
+  file.topology = &run.topology;
+  file.reservation = &*run.result.reservation;
+  file.plan = &run.result.plan;
+  file.num_proposals = run.result.num_proposals;
+  file.num_plans = run.result.num_plans;
+  file.perf_rating = run.result.perf_rating;
+  return plan_to_json(file).dump(2) + "\n";
+}
+
 }  // namespace shardplan

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "planner/run.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -28,5 +29,8 @@ struct PlanFileInput {
 std::string placement_string(ComputeDevice device, int rank, int local_world_size);
 
 nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
+
+// The plan file of a successful run (run.ok()), as the text `shardplan plan` writes.
+std::string plan_file_text(const PlanRun& run, const std::string& model_name);
 
 }  // namespace shardplan

@@ -32,15 +32,7 @@ Planned plan_with_threads(const PlanningInput& input, int threads) {
     out.file = explain_failure(run);
     return out;
   }
-  PlanFileInput file;
-  file.model_name = input.model.name;
-  file.topology = &run.topology;
-  file.reservation = &*run.result.reservation;
-  file.plan = &run.result.plan;
-  file.num_proposals = run.result.num_proposals;
-  file.num_plans = run.result.num_plans;
-  file.perf_rating = run.result.perf_rating;
-  out.file = plan_to_json(file).dump(2);
+  out.file = plan_file_text(run, input.model.name);
   return out;
 }
 
