@@ -65,36 +65,32 @@ InputKind validate_document(const Document& doc, std::optional<InputKind> forced
 
 }  // namespace
 
-ModelConfig load_model(const std::string& path) {
+namespace {
+// Reads one file with `read` and throws every problem found, or returns the value.
+template <typename Read>
+auto load_with(const std::string& path, Read read) {
   Document doc = read_document(path);
   NodeReader r(doc.file);
-  ModelConfig model = model_of(doc, r);
+  auto value = read(doc, r);
   r.throw_if_any();
-  return model;
+  return value;
+}
+}  // namespace
+
+ModelConfig load_model(const std::string& path) {
+  return load_with(path, [](const Document& doc, NodeReader& r) { return model_of(doc, r); });
 }
 
 TopologyConfig load_topology(const std::string& path) {
-  Document doc = read_document(path);
-  NodeReader r(doc.file);
-  TopologyConfig topology = read_topology(r, doc.root, "");
-  r.throw_if_any();
-  return topology;
+  return load_with(path, [](const Document& doc, NodeReader& r) { return read_topology(r, doc.root, ""); });
 }
 
 PlannerOptions load_planner(const std::string& path) {
-  Document doc = read_document(path);
-  NodeReader r(doc.file);
-  PlannerOptions planner = read_planner(r, doc.root, "");
-  r.throw_if_any();
-  return planner;
+  return load_with(path, [](const Document& doc, NodeReader& r) { return read_planner(r, doc.root, ""); });
 }
 
 PlanningInput load_case(const std::string& path) {
-  Document doc = read_document(path);
-  NodeReader r(doc.file);
-  PlanningInput input = case_of(doc, r);
-  r.throw_if_any();
-  return input;
+  return load_with(path, [](const Document& doc, NodeReader& r) { return case_of(doc, r); });
 }
 
 PlanningInput load_inputs(const std::string& model_path, const std::string& topology_path,
