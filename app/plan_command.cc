@@ -2,8 +2,11 @@
 #include <iostream>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "commands.h"
 #include "common/error.h"
+#include "common/phase_times.h"
 #include "input_options.h"
 #include "output.h"
 #include "output/plan_json.h"
@@ -22,30 +25,48 @@ struct PlanOptions {
   std::string output;
   std::string stats = "text";
   int threads = 0;  // 0 = hardware concurrency
+  bool timings = false;
 };
+
+void print_timings(const PhaseTimes& phases) {
+  double total = 0;
+  for (const auto& [name, seconds] : phases.phases()) total += seconds;
+  std::cerr << "timings (wall):\n";
+  for (const auto& [name, seconds] : phases.phases())
+    std::cerr << fmt::format("  {:>9.3f} s  {}\n", seconds, name);
+  std::cerr << fmt::format("  {:>9.3f} s  total\n", total);
+}
 
 int run(const PlanOptions& options) {
   if (options.stats != "text" && options.stats != "json" && options.stats != "none")
     throw InputError(SourcePos{}, "--stats", "expected text, json or none, found '" + options.stats + "'");
   if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
   set_planner_threads(options.threads);
+  PhaseTimes phases;
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
+  phases.mark("read the inputs");
 
   PlanRun run = run_plan(input);
+  phases.append(run.phases);
+  phases.restart();
   if (options.stats != "none" && !run.enumeration_error) {
     StatsReport report = stats_report_of(run, input);
     if (options.stats == "text")
       std::cerr << render_stats_text(report);
     else
       std::cerr << render_stats_json(report).dump(2) << "\n";
+    phases.mark("statistics");
   }
   if (!run.ok()) {
     std::cerr << "error: " << explain_failure(run);
+    if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
   std::string text = plan_file_text(run, input.model.name);
   write_output(options.output, text);
+  phases.mark("write the plan");
+  if (options.timings) print_timings(phases);
   return static_cast<int>(ExitCode::kOk);
 }
 
@@ -61,6 +82,7 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--threads", options->threads,
                  "threads for planning (default 0: one per core; 1: serial); the plan is the same for any count")
       ->type_name("N");
+  sub.add_flag("--timings", options->timings, "print the wall time of each phase to stderr (never in the plan)");
   sub.footer(
       "Runs torchrec's pipeline: storage reservation, enumerate, propose / partition / rate,\n"
       "and writes the best plan as JSON (schemas/plan.schema.json). The plan file carries no\n"

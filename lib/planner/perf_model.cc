@@ -1,6 +1,7 @@
 #include "planner/perf_model.h"
 
 #include <algorithm>
+#include <span>
 
 namespace shardplan {
 
@@ -27,19 +28,28 @@ double NoopPerfModel::rate(const Proposal& proposal, const Placement& placement,
   std::vector<double> perfs(static_cast<std::size_t>(std::max(world_size, 0)), 0.0);
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     const ShardingOption* option = proposal[i];
-    const auto& ranks = placement.ranks[i];
+    const int from = placement.consecutive_from(i);
+    const std::span<const int> ranks = placement.ranks_of(i);
+    const std::size_t n = placement.num_shards(i);
     if (option >= space_begin_ && option < space_begin_ + space_size_) {
       const auto index = static_cast<std::size_t>(option - space_begin_);
       const double* totals = shard_totals_.data() + first_shard_[index];
-      if (single_total_[index]) {
+      if (from >= 0) {  // one shard per rank from `from` on: a loop the compiler vectorises
+        double* at = perfs.data() + from;
+        if (single_total_[index]) {
+          for (std::size_t j = 0; j < n; ++j) at[j] += totals[0];
+        } else {
+          for (std::size_t j = 0; j < n; ++j) at[j] += totals[j];
+        }
+      } else if (single_total_[index]) {
         for (int rank : ranks) perfs[static_cast<std::size_t>(rank)] += totals[0];
       } else {
-        for (std::size_t j = 0; j < ranks.size(); ++j) perfs[static_cast<std::size_t>(ranks[j])] += totals[j];
+        for (std::size_t j = 0; j < n; ++j) perfs[static_cast<std::size_t>(ranks[j])] += totals[j];
       }
     } else {
       // An option a proposer made (not in the prepared search space).
-      for (std::size_t j = 0; j < option->shards.size(); ++j)
-        perfs[static_cast<std::size_t>(ranks[j])] += option->shards[j].perf.value_or(Perf{}).total();
+      for (std::size_t j = 0; j < n; ++j)
+        perfs[static_cast<std::size_t>(placement.rank(i, j))] += option->shards[j].perf.value_or(Perf{}).total();
     }
   }
   return perfs.empty() ? 0.0 : *std::max_element(perfs.begin(), perfs.end());

@@ -115,6 +115,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     return result;
   }
   result.reservation = reserved.result;
+  result.phases.mark("storage reservation");
   const Topology& constraint = result.reservation->reserved;
   // torchrec returns an empty plan when nothing is shardable.
   if (search_space.empty()) return result;
@@ -142,6 +143,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   std::string last_error;
   std::optional<Proposal> last_failed;
   const int world_size = constraint.world_size;
+  result.phases.mark("proposer and partitioner set-up");
 
   // Partitioning and rating are pure functions of the proposal, so proposals a
   // proposer will surely make next are evaluated ahead on all threads; the loop
@@ -153,7 +155,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     double rating = 0;
   };
   auto evaluate = [&](const Proposal& proposal, Evaluated& out) {
-    out.outcome = partitioner_.partition(proposal, constraint);
+    out.outcome = partitioner_.partition(proposal, constraint, FailureDetail::kVerdictOnly);
     if (out.outcome.ok)
       out.rating = perf_model_.rate(proposal, out.outcome.placement, world_size);
     else
@@ -217,7 +219,6 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         cache.emplace(key, CachedVerdict{true, rating});
         proposer->feedback({true, &*proposal, rating, &constraint});
       } else {
-        last_error = outcome.message;
         last_failed = *proposal;
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
         Storage current = storage_totals.of(*proposal);
@@ -228,19 +229,22 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     }
   }
 
+  result.phases.mark(fmt::format("proposal loop ({} proposals, {} threads)", result.num_proposals, threads));
   if (best_proposal) {
     result.perf_rating = best_rating;
     result.plan.reserve(best_proposal->size());
     for (std::size_t i = 0; i < best_proposal->size(); ++i) {
       ShardingOption option = *(*best_proposal)[i];
-      for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = best_placement.ranks[i][j];
+      for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = best_placement.rank(i, j);
       result.plan.push_back(std::move(option));
     }
     return result;
   }
 
-  // torchrec logs its stats for the last failed proposal, every shard at rank -1.
+  // torchrec logs its stats for the last failed proposal, every shard at rank -1,
+  // and reports its partitioner error: the only failure whose text is needed.
   if (last_failed) {
+    last_error = partitioner_.partition(*last_failed, constraint, FailureDetail::kMessage).message;
     for (const ShardingOption* option : *last_failed) {
       ShardingOption copy = *option;
       for (auto& shard : copy.shards) shard.rank = -1;

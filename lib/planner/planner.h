@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/phase_times.h"
 #include "config/config.h"
 #include "planner/perf_model.h"
 #include "planner/proposers/proposer.h"
@@ -51,6 +52,7 @@ struct PlanResult {
   int num_proposals = 0;
   int num_plans = 0;
   std::optional<PlanFailure> failure;
+  PhaseTimes phases;  // reservation / proposer set-up / proposal loop / result
   bool ok() const { return !failure.has_value(); }
 };
 

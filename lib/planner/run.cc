@@ -35,6 +35,7 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input,
 PlanRun run_plan(const PlanningInput& input) {
   PlanRun run;
   auto start = std::chrono::steady_clock::now();
+  run.phases.restart();
   run.topology = build_topology(input.topology);
   Estimators estimators;
   try {
@@ -42,6 +43,7 @@ PlanRun run_plan(const PlanningInput& input) {
   } catch (const EnumerationError& e) {
     run.enumeration_error = e.what();
   }
+  run.phases.mark(fmt::format("enumerate and estimate ({} options)", run.search_space.size()));
   if (!run.enumeration_error) {
     auto reservation = make_storage_reservation(input.planner.storage_reservation);
     auto partitioner = make_partitioner(input.planner.partitioner);
@@ -53,6 +55,7 @@ PlanRun run_plan(const PlanningInput& input) {
     EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
                                      estimator);
     run.result = planner.plan(run.topology, input.model, run.search_space);
+    run.phases.append(run.result.phases);
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -27,6 +27,7 @@ struct PlanRun {
   PlanResult result;
   std::optional<std::string> enumeration_error;
   double seconds = 0;  // wall time of planning (stats only, never the plan file)
+  PhaseTimes phases;   // enumeration, then the planner's phases
 
   bool ok() const { return !enumeration_error && result.ok(); }
 };

@@ -25,7 +25,7 @@ double sum_batch_outputs(const ShardIoRequest& r) {
 
 std::int64_t ceil_bytes(double bytes) { return static_cast<std::int64_t>(std::ceil(bytes)); }
 
-bool is_empty(const std::vector<std::int64_t>& size) {
+bool is_empty(const ShardDims& size) {
   std::int64_t p = 1;
   for (auto s : size) p *= s;
   return p == 0;

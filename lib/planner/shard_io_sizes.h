@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/names.h"
+#include "planner/shard_layout.h"
 
 namespace shardplan {
 
@@ -22,7 +23,7 @@ struct ShardIoRequest {
   int local_world_size = 1;
   std::vector<double> input_lengths;  // pooling factor per input feature
   std::int64_t emb_dim = 0;
-  std::vector<std::vector<std::int64_t>> shard_sizes;  // [rows, cols] per shard
+  std::vector<ShardDims> shard_sizes;  // [rows, cols] per shard
   double input_data_type_size = 8;    // torchrec's BIGINT_DTYPE for ids
   double output_data_type_size = 4;
   std::vector<double> num_poolings;  // one per input feature

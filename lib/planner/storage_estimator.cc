@@ -1,5 +1,6 @@
 #include "planner/storage_estimator.h"
 
+#include <span>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -22,7 +23,7 @@ int bit_length(unsigned __int128 x) {
 
 std::int64_t ceil_to_int(double x) { return static_cast<std::int64_t>(std::ceil(x)); }
 
-std::int64_t product(const std::vector<std::int64_t>& v) {
+std::int64_t product(std::span<const std::int64_t> v) {
   std::int64_t p = 1;
   for (auto x : v) p *= x;
   return p;

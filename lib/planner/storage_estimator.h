@@ -17,7 +17,7 @@ struct ShardStorageRequest {
   ComputeDevice compute_device = ComputeDevice::kCuda;
   std::vector<std::int64_t> tensor_shape;  // [rows, cols] of the whole table
   int tensor_element_size = 4;             // bytes per element
-  std::vector<std::vector<std::int64_t>> shard_sizes;
+  std::vector<ShardDims> shard_sizes;
   std::vector<std::int64_t> batch_sizes;  // per input feature
   int world_size = 1;
   int local_world_size = 1;

@@ -11,6 +11,8 @@
 
 #include "common/names.h"
 #include "config/config.h"
+#include "planner/placement.h"
+#include "planner/shard_layout.h"
 
 namespace shardplan {
 
@@ -81,8 +83,8 @@ struct Topology {
 
 // A subset of a table: rows/cols `size` at `offset`, with its estimates and rank.
 struct Shard {
-  std::vector<std::int64_t> size;    // [rows, cols]
-  std::vector<std::int64_t> offset;  // [row, col]
+  ShardDims size{};    // [rows, cols]
+  ShardDims offset{};  // [row, col]
   std::optional<Storage> storage;
   std::optional<Perf> perf;
   std::optional<int> rank;
@@ -197,12 +199,6 @@ class ShardEstimator {
 // A proposal: one option per table, pointing into the read-only search space.
 using Proposal = std::vector<const ShardingOption*>;
 
-// Where the partitioner put each shard: ranks[i][j] is the rank of shard j of
-// proposal[i].
-struct Placement {
-  std::vector<std::vector<int>> ranks;
-};
-
 // A partitioner's answer: a placement, or the reason none exists.
 struct PartitionOutcome {
   bool ok = false;
@@ -211,17 +207,26 @@ struct PartitionOutcome {
   std::string message;  // torchrec's PlannerError text, for the final error
 };
 
+// How much a partitioner says about a proposal it cannot place: torchrec's error
+// text, or only "no" (the planner needs the text of its last failure alone, and
+// building it can cost more than finding the failure).
+enum class FailureDetail { kMessage, kVerdictOnly };
+
 // torchrec's Partitioner: assigns every shard of a proposal to a rank within the
 // capacities of `storage_constraint` (the reserved topology). Must not mutate its
-// inputs; "no placement" is a normal outcome.
+// inputs; "no placement" is a normal outcome. Must be callable from several
+// threads at once.
 class Partitioner {
  public:
   virtual ~Partitioner() = default;
   // Called once with the search space before partition(); later proposals point
   // into it, so per-option figures can be computed here once (optional).
   virtual void prepare(const std::vector<ShardingOption>& /*search_space*/) {}
-  virtual PartitionOutcome partition(const Proposal& proposal,
-                                     const Topology& storage_constraint) const = 0;
+  virtual PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
+                                     FailureDetail detail) const = 0;
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint) const {
+    return partition(proposal, storage_constraint, FailureDetail::kMessage);
+  }
 };
 
 }  // namespace shardplan

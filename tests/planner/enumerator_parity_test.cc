@@ -229,8 +229,8 @@ TEST_CASE("enumerator matches the options torchrec planned in the scale cases",
           continue;
         }
         for (std::size_t i = 0; i < shards.size(); ++i) {
-          const auto sizes = shards[i].at("sizes").get<std::vector<std::int64_t>>();
-          const auto offsets = shards[i].at("offsets").get<std::vector<std::int64_t>>();
+          const ShardDims sizes = testing::shard_dims(shards[i].at("sizes"));
+          const ShardDims offsets = testing::shard_dims(shards[i].at("offsets"));
           const Storage want{shards[i].at("storage").at("hbm").get<std::int64_t>(),
                              shards[i].at("storage").at("ddr").get<std::int64_t>()};
           if (sizes != mine[i].size || offsets != mine[i].offset || want != mine[i].storage) {

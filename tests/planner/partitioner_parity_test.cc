@@ -128,10 +128,10 @@ std::string compare_with_golden(const ChosenProposal& chosen, const Proposal& pr
     }
     for (std::size_t j = 0; j < shards.size(); ++j) {
       const int want = shards[j].at("rank").get<int>();
-      if (placement.ranks[i][j] != want) {
+      if (placement.rank(i, j) != want) {
         diff << "table " << chosen.options[i].fqn() << " ("
              << to_string(chosen.options[i].sharding_type) << ") shard " << j << ": rank "
-             << placement.ranks[i][j] << " vs golden " << want;
+             << placement.rank(i, j) << " vs golden " << want;
         return diff.str();
       }
     }
@@ -187,8 +187,8 @@ ChosenProposal proposal_from_plan(const testing::GoldenCase& c) {
       const json shards = testing::expand_shards(entry.at("shards"));
       for (const json& s : shards) {
         Shard shard;
-        shard.size = s.at("sizes").get<std::vector<std::int64_t>>();
-        shard.offset = s.at("offsets").get<std::vector<std::int64_t>>();
+        shard.size = testing::shard_dims(s.at("sizes"));
+        shard.offset = testing::shard_dims(s.at("offsets"));
         shard.storage = Storage{s.at("storage").at("hbm").get<std::int64_t>(),
                                 s.at("storage").at("ddr").get<std::int64_t>()};
         const json& p = s.at("perf");

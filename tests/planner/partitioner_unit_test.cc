@@ -79,7 +79,7 @@ TEST_CASE("greedy places each shard on the least-loaded rank that fits", "[parti
   const Topology topology = make_topology({100, 100, 100}, 3);
   const auto outcome = GreedyPerfPartitioner().partition(proposal_of(options), topology);
   REQUIRE(outcome.ok);
-  CHECK(outcome.placement.ranks == Ranks{{2}, {1}, {0}, {2}});
+  CHECK(outcome.placement.rank_lists() == Ranks{{2}, {1}, {0}, {2}});
   const auto loads = rank_loads(proposal_of(options), outcome.placement, 3);
   CHECK(loads[0].storage.hbm == 90);
   CHECK(loads[2].storage.hbm == 70);
@@ -100,7 +100,7 @@ TEST_CASE("greedy breaks perf ties by local rank, then rank", "[partitioner]") {
   const auto outcome =
       GreedyPerfPartitioner().partition(proposal_of(options), make_topology({50, 50, 50, 50}, 2));
   REQUIRE(outcome.ok);
-  CHECK(outcome.placement.ranks == Ranks{{0}, {2}, {1}, {3}});
+  CHECK(outcome.placement.rank_lists() == Ranks{{0}, {2}, {1}, {3}});
 }
 
 TEST_CASE("greedy sort_by perf and balance_modules change the order", "[partitioner]") {
@@ -114,17 +114,17 @@ TEST_CASE("greedy sort_by perf and balance_modules change the order", "[partitio
   // storage: big -> r0 (p1), warm -> r1 (p2), hot -> r0 (p1 < p2).
   auto by_storage = GreedyPerfPartitioner(SortBy::kStorage).partition(proposal_of(options), topology);
   REQUIRE(by_storage.ok);
-  CHECK(by_storage.placement.ranks == Ranks{{0}, {0}, {1}});
+  CHECK(by_storage.placement.rank_lists() == Ranks{{0}, {0}, {1}});
   // perf: hot -> r0 (p5), warm -> r1 (p2), big -> r1 (p2 < p5).
   auto by_perf = GreedyPerfPartitioner(SortBy::kPerf).partition(proposal_of(options), topology);
   REQUIRE(by_perf.ok);
-  CHECK(by_perf.placement.ranks == Ranks{{1}, {0}, {1}});
+  CHECK(by_perf.placement.rank_lists() == Ranks{{1}, {0}, {1}});
   // balance_modules: m1 (1 table) before m2 (2 tables); by storage within:
   // big -> r0, warm -> r1, hot -> r0: same as storage here; by perf within m2:
   // big -> r0 (p1), hot -> r1 (p5), warm -> r0 (p1 < p5).
   auto balanced = GreedyPerfPartitioner(SortBy::kPerf, true).partition(proposal_of(options), topology);
   REQUIRE(balanced.ok);
-  CHECK(balanced.placement.ranks == Ranks{{0}, {1}, {0}});
+  CHECK(balanced.placement.rank_lists() == Ranks{{0}, {1}, {0}});
 }
 
 TEST_CASE("uniform options go first, shard i on rank i", "[partitioner]") {
@@ -137,7 +137,7 @@ TEST_CASE("uniform options go first, shard i on rank i", "[partitioner]") {
   const auto outcome =
       GreedyPerfPartitioner().partition(proposal_of(options), make_topology({100, 100}, 2));
   REQUIRE(outcome.ok);
-  CHECK(outcome.placement.ranks == Ranks{{1}, {0, 1}});
+  CHECK(outcome.placement.rank_lists() == Ranks{{1}, {0, 1}});
 
   // A data_parallel shard larger than a rank fails with torchrec's text.
   const std::vector<ShardingOption> too_big{
@@ -168,12 +168,12 @@ TEST_CASE("host partitioning picks the least-loaded host that fits", "[partition
   // Roomy host 1: twrw's shards on its devices 2 and 3, in order.
   auto roomy = GreedyPerfPartitioner().partition(proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(roomy.ok);
-  CHECK(roomy.placement.ranks == Ranks{{0}, {2, 3}});
+  CHECK(roomy.placement.rank_lists() == Ranks{{0}, {2, 3}});
 
   // Host 1 holds 30 + 30 < 80 bytes: skipped; host 0 takes twrw on r0, r1.
   auto tight = GreedyPerfPartitioner().partition(proposal, make_topology({200, 200, 30, 30}, 2));
   REQUIRE(tight.ok);
-  CHECK(tight.placement.ranks == Ranks{{0}, {0, 1}});
+  CHECK(tight.placement.rank_lists() == Ranks{{0}, {0, 1}});
 
   // table_column_wise: a device heap inside host 1: shard 0 -> r2, shard 1 -> r3
   // (perf tie at 0, local rank), shard 2 -> r2 (perf 1 each, local rank again).
@@ -181,7 +181,7 @@ TEST_CASE("host partitioning picks the least-loaded host that fits", "[partition
       make_option("twcw", ShardingType::kTableColumnWise, {{10, 1}, {10, 1}, {10, 1}});
   auto column = GreedyPerfPartitioner().partition({&tw, &twcw}, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(column.ok);
-  CHECK(column.placement.ranks == Ranks{{0}, {2, 3, 2}});
+  CHECK(column.placement.rank_lists() == Ranks{{0}, {2, 3, 2}});
 
   // No host can hold it: torchrec's "can't find a host" error.
   auto none = GreedyPerfPartitioner().partition(proposal, make_topology({100, 30, 30, 30}, 2));
@@ -195,7 +195,7 @@ TEST_CASE("grid_shard takes whole hosts by perf", "[partitioner]") {
   const ShardingOption grid = make_option("grid", ShardingType::kGridShard, {{40, 1}, {40, 1}});
   auto outcome = GreedyPerfPartitioner().partition({&tw, &grid}, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(outcome.ok);
-  CHECK(outcome.placement.ranks == Ranks{{0}, {2, 3}});
+  CHECK(outcome.placement.rank_lists() == Ranks{{0}, {2, 3}});
 
   const ShardingOption odd = make_option("odd", ShardingType::kGridShard, {{1, 1}, {1, 1}, {1, 1}});
   auto failed = GreedyPerfPartitioner().partition({&odd}, make_topology({200, 200, 200, 200}, 2));
@@ -233,22 +233,22 @@ TEST_CASE("memory_balanced searches the lowest HBM cap within tolerance", "[part
   const Topology topology = make_topology({1024 * kMiB, 1024 * kMiB}, 2);
   const auto greedy = GreedyPerfPartitioner(SortBy::kPerf).partition(proposal_of(options), topology);
   REQUIRE(greedy.ok);
-  CHECK(greedy.placement.ranks == Ranks{{0}, {1}, {1}, {0}});
+  CHECK(greedy.placement.rank_lists() == Ranks{{0}, {1}, {1}, {0}});
 
   const auto balanced = MemoryBalancedPartitioner(10, 0.02).partition(proposal_of(options), topology);
   REQUIRE(balanced.ok);
-  CHECK(balanced.placement.ranks == Ranks{{0}, {1}, {1}, {1}});
+  CHECK(balanced.placement.rank_lists() == Ranks{{0}, {1}, {1}, {1}});
 
   // No search: the greedy-by-perf placement.
   const auto no_search = MemoryBalancedPartitioner(0, 0.02).partition(proposal_of(options), topology);
-  CHECK(no_search.placement.ranks == greedy.placement.ranks);
+  CHECK(no_search.placement.rank_lists() == greedy.placement.rank_lists());
 
   // b at perf 9.5 makes the capped plan 11.5 > 11 * 1.02 (r1: 9.5 + 1 + 1):
   // rejected, the default placement stays.
   std::vector<ShardingOption> slower = options;
   slower[1].shards[0].perf = Perf{9.5, 0, 0, 0, 0};
   const auto rejected = MemoryBalancedPartitioner(10, 0.02).partition(proposal_of(slower), topology);
-  CHECK(rejected.placement.ranks == Ranks{{0}, {1}, {1}, {0}});
+  CHECK(rejected.placement.rank_lists() == Ranks{{0}, {1}, {1}, {0}});
 }
 
 TEST_CASE("partitioners are chosen by name from one table", "[partitioner]") {

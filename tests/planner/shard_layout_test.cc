@@ -8,12 +8,12 @@ namespace {
 
 std::vector<std::vector<std::int64_t>> sizes_of(const std::vector<ShardExtent>& shards) {
   std::vector<std::vector<std::int64_t>> out;
-  for (const auto& s : shards) out.push_back(s.size);
+  for (const auto& s : shards) out.emplace_back(s.size.begin(), s.size.end());
   return out;
 }
 std::vector<std::vector<std::int64_t>> offsets_of(const std::vector<ShardExtent>& shards) {
   std::vector<std::vector<std::int64_t>> out;
-  for (const auto& s : shards) out.push_back(s.offset);
+  for (const auto& s : shards) out.emplace_back(s.offset.begin(), s.offset.end());
   return out;
 }
 

@@ -105,6 +105,12 @@ nlohmann::json golden_options(const GoldenCase& c, const nlohmann::json& golden)
   return options;
 }
 
+ShardDims shard_dims(const nlohmann::json& pair) {
+  const auto values = pair.get<std::vector<std::int64_t>>();
+  if (values.size() != 2) throw std::runtime_error("expected [rows, cols], found " + pair.dump());
+  return {values[0], values[1]};
+}
+
 ShardingOption option_from_golden(const nlohmann::json& o) {
   ShardingOption opt;
   opt.name = o.at("name").get<std::string>();
@@ -125,8 +131,8 @@ ShardingOption option_from_golden(const nlohmann::json& o) {
   }
   for (const auto& s : expand_shards(o.at("shards"))) {
     Shard shard;
-    shard.size = s.at("sizes").get<std::vector<std::int64_t>>();
-    shard.offset = s.at("offsets").get<std::vector<std::int64_t>>();
+    shard.size = shard_dims(s.at("sizes"));
+    shard.offset = shard_dims(s.at("offsets"));
     const auto& p = s.at("perf");
     shard.perf = Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
                       p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),

@@ -42,6 +42,9 @@ nlohmann::json expand_shards(const nlohmann::json& shards);
 // module_index/table_index are not known here and stay 0).
 ShardingOption option_from_golden(const nlohmann::json& option);
 
+// A golden [rows, cols] pair (sizes or offsets); throws unless it has exactly two ints.
+ShardDims shard_dims(const nlohmann::json& pair);
+
 // The golden's resolved `topology` object (capacities before reservation).
 Topology topology_from_golden(const nlohmann::json& topology);
 

@@ -31,13 +31,14 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Precomputes per-option totals; partition() gives the same answer without it.
   void prepare(const std::vector<ShardingOption>& search_space) override { summaries_.prepare(search_space); }
 
-  PartitionOutcome partition(const Proposal& proposal,
-                             const Topology& storage_constraint) const override;
+  using Partitioner::partition;
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
+                             FailureDetail detail) const override;
 
   // torchrec's partition(..., hbm_per_device): a non-zero hbm_per_device replaces
   // every device's HBM capacity (MemoryBalancedPartitioner's search).
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                             std::int64_t hbm_per_device) const;
+  PartitionOutcome partition_capped(const Proposal& proposal, const Topology& storage_constraint,
+                                    std::int64_t hbm_per_device, FailureDetail detail) const;
 
  private:
   SortBy sort_by_;

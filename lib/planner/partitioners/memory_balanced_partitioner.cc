@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "planner/partitioners/greedy_perf_partitioner.h"
 #include "planner/partitioners/placement_loads.h"
 
 namespace shardplan {
 
 PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
-                                                      const Topology& storage_constraint) const {
-  // torchrec always searches with sort_by perf, whatever the configured sort_by.
-  const GreedyPerfPartitioner greedy(SortBy::kPerf, balance_modules_);
-  PartitionOutcome best = greedy.partition(proposal, storage_constraint);
+                                                      const Topology& storage_constraint,
+                                                      FailureDetail detail) const {
+  PartitionOutcome best = greedy_.partition(proposal, storage_constraint, detail);
   if (!best.ok) return best;
   const int world_size = storage_constraint.world_size;
   const double original_perf = noop_perf_rating(proposal, best.placement, world_size);
@@ -23,7 +21,7 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     for (std::size_t j = 0; j < proposal[i]->shards.size(); ++j) {
       const auto& storage = proposal[i]->shards[j].storage;
-      const int rank = best.placement.ranks[i][j];
+      const int rank = best.placement.rank(i, j);
       if (!storage || rank < 0 || rank >= world_size) continue;
       hbm_by_rank[static_cast<std::size_t>(rank)] += storage->hbm;
       hbm_requirement += storage->hbm;
@@ -41,7 +39,8 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
   for (std::int64_t count = 0;
        count < max_search_count_ && min_hbm + kHbmSearchStepBytes < max_hbm; ++count) {
     const std::int64_t mid_hbm = (max_hbm + min_hbm) / 2;
-    PartitionOutcome trial = greedy.partition(proposal, storage_constraint, mid_hbm);
+    PartitionOutcome trial =
+        greedy_.partition_capped(proposal, storage_constraint, mid_hbm, FailureDetail::kVerdictOnly);
     if (!trial.ok) {
       min_hbm = mid_hbm;
       continue;

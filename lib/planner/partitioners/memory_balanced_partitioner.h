@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "config/config.h"
+#include "planner/partitioners/greedy_perf_partitioner.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -23,16 +24,19 @@ class MemoryBalancedPartitioner final : public Partitioner {
                                      bool balance_modules = false)
       : max_search_count_(max_search_count),
         tolerance_(tolerance),
-        balance_modules_(balance_modules) {}
+        greedy_(SortBy::kPerf, balance_modules) {}  // torchrec searches by perf, whatever sort_by says
 
+  void prepare(const std::vector<ShardingOption>& search_space) override { greedy_.prepare(search_space); }
+
+  using Partitioner::partition;
   // Fails exactly when the uncapped greedy placement fails (with its message).
-  PartitionOutcome partition(const Proposal& proposal,
-                             const Topology& storage_constraint) const override;
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
+                             FailureDetail detail) const override;
 
  private:
   std::int64_t max_search_count_;
   double tolerance_;
-  bool balance_modules_;
+  GreedyPerfPartitioner greedy_;
 };
 
 // Factory for the partitioner name table (sort_by is ignored, as in torchrec).

@@ -2,6 +2,7 @@
 
 #include "common/python_format.h"
 
+#include <span>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -24,7 +25,7 @@ std::string perf_repr(const Perf& perf) {
 namespace {
 
 // Python's repr of a tuple of ints: "(1, 2)", "(1,)", "()".
-std::string int_tuple_repr(const std::vector<std::int64_t>& values) {
+std::string int_tuple_repr(std::span<const std::int64_t> values) {
   std::string out = "(";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ", ";
