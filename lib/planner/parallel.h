@@ -18,8 +18,10 @@ int planner_threads();
 void set_planner_parallel_min_shards(std::size_t shards);
 std::size_t planner_parallel_min_shards();
 
-// Calls fn(i) for i in [0, n) on up to `threads` threads (item i on thread
-// i % threads); returns when all are done. Serial when threads <= 1 or n <= 1.
+// Calls fn(i) for i in [0, n) on up to `threads` threads (the caller's and
+// threads - 1 kept-alive pool threads; items handed out in order, one at a time);
+// returns when all are done and rethrows the first exception. Serial when
+// threads <= 1 or n <= 1. Not re-entrant: fn must not call parallel_for.
 void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn);
 
 }  // namespace shardplan

@@ -34,12 +34,14 @@ double NoopPerfModel::rate(const Proposal& proposal, const Placement& placement,
     if (option >= space_begin_ && option < space_begin_ + space_size_) {
       const auto index = static_cast<std::size_t>(option - space_begin_);
       const double* totals = shard_totals_.data() + first_shard_[index];
-      if (from >= 0) {  // one shard per rank from `from` on: a loop the compiler vectorises
-        double* at = perfs.data() + from;
+      if (from >= 0) {  // one shard per rank from `from` on: loops the compiler vectorises
+        double* __restrict at = perfs.data() + from;
         if (single_total_[index]) {
-          for (std::size_t j = 0; j < n; ++j) at[j] += totals[0];
+          const double total = totals[0];  // a local: `at` cannot alias it
+          for (std::size_t j = 0; j < n; ++j) at[j] += total;
         } else {
-          for (std::size_t j = 0; j < n; ++j) at[j] += totals[j];
+          const double* __restrict each = totals;
+          for (std::size_t j = 0; j < n; ++j) at[j] += each[j];
         }
       } else if (single_total_[index]) {
         for (int rank : ranks) perfs[static_cast<std::size_t>(rank)] += totals[0];

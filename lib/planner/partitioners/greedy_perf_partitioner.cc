@@ -23,10 +23,13 @@ namespace {
 // costs as much as the partitioning.
 struct Workspace {
   std::vector<DeviceLoad> devices;
+  std::vector<OptionBrief> brief;
   std::vector<const OptionSummary*> summary;
-  std::vector<int> param_count;
+  std::vector<int> per_path;
   std::vector<int> order;
-  std::vector<std::uint64_t> keys;
+  std::vector<std::uint64_t> keys;       // sorted sort keys of the last ranked proposal
+  std::vector<std::uint64_t> key_of;     // its key per proposal index (kUniformKey: none)
+  std::vector<std::uint64_t> new_key_of;
   std::vector<int> slots;
   std::vector<int> placed_hosts;
   DeviceHeap heap;
@@ -40,23 +43,47 @@ Workspace& workspace() {
   return w;
 }
 
-// param_count per proposal entry: how many options of the proposal share its
-// module path (torchrec counts them per path, uniform options included).
-void param_counts(const Proposal& proposal, const std::vector<const OptionSummary*>& summary, int path_count,
-                  std::vector<int>& out) {
-  out.assign(proposal.size(), 0);
-  bool all_known = true;
-  for (const OptionSummary* s : summary) all_known = all_known && s->path_id >= 0;
-  if (all_known) {
-    std::vector<int> per_path(static_cast<std::size_t>(path_count), 0);
-    for (const OptionSummary* s : summary) ++per_path[static_cast<std::size_t>(s->path_id)];
-    for (std::size_t i = 0; i < proposal.size(); ++i)
-      out[i] = per_path[static_cast<std::size_t>(summary[i]->path_id)];
-    return;
+constexpr std::uint64_t kUniformKey = ~std::uint64_t{0};
+// Proposals differing from the previous one on this thread in at most this many
+// options get their order patched rather than sorted afresh.
+constexpr std::size_t kMaxPatchedOptions = 16;
+
+// The placement order from unique integer keys (dense rank of the sort total,
+// then proposal index): the order torchrec's stable sort gives. Consecutive
+// proposals of a proposer mostly differ in one table, so the previous proposal's
+// sorted keys are patched (one erase and one insert per changed option) instead
+// of sorting thousands of keys again; unique keys make both ways the same order.
+void sort_by_unique_keys(const std::vector<OptionBrief>& brief, SortBy sort_by, Workspace& ws) {
+  std::vector<std::uint64_t>& key_of = ws.new_key_of;
+  key_of.resize(brief.size());
+  for (std::size_t i = 0; i < brief.size(); ++i) {
+    const OptionBrief& b = brief[i];
+    const int rank = sort_by == SortBy::kStorage ? b.storage_rank : b.perf_rank;
+    key_of[i] = b.partition_by == PartitionBy::kUniform
+                    ? kUniformKey
+                    : static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(i);
   }
-  std::map<std::string, int> options_per_path;
-  for (const ShardingOption* option : proposal) ++options_per_path[option->path];
-  for (std::size_t i = 0; i < proposal.size(); ++i) out[i] = options_per_path[proposal[i]->path];
+  std::vector<std::uint64_t>& keys = ws.keys;
+  std::size_t changed = 0;
+  if (ws.key_of.size() == key_of.size()) {
+    for (std::size_t i = 0; i < key_of.size() && changed <= kMaxPatchedOptions; ++i)
+      changed += ws.key_of[i] != key_of[i] ? 1 : 0;
+  }
+  if (ws.key_of.size() == key_of.size() && changed <= kMaxPatchedOptions) {
+    for (std::size_t i = 0; i < key_of.size(); ++i) {
+      if (ws.key_of[i] == key_of[i]) continue;
+      if (ws.key_of[i] != kUniformKey) keys.erase(std::lower_bound(keys.begin(), keys.end(), ws.key_of[i]));
+      if (key_of[i] != kUniformKey) keys.insert(std::lower_bound(keys.begin(), keys.end(), key_of[i]), key_of[i]);
+    }
+  } else {
+    keys.clear();
+    for (std::uint64_t k : key_of)
+      if (k != kUniformKey) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+  }
+  ws.key_of.swap(key_of);
+  ws.order.resize(keys.size());
+  for (std::size_t n = 0; n < keys.size(); ++n) ws.order[n] = static_cast<int>(keys[n] & 0xffffffffu);
 }
 
 PartitionOutcome failure(std::string message) {
@@ -92,74 +119,99 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   hosts.size = std::max(storage_constraint.local_world_size, 1);
   hosts.count = storage_constraint.world_size / hosts.size;
 
-  // Summaries of options outside the prepared search space live here (rare).
-  std::vector<std::unique_ptr<OptionSummary>> scratch;
+  // One pass over the proposal reads only the packed briefs (no option is
+  // dereferenced unless it is foreign to the prepared search space).
+  std::vector<std::unique_ptr<OptionSummary>> scratch;  // summaries of foreign options (rare)
+  std::vector<OptionBrief>& brief = ws.brief;
   std::vector<const OptionSummary*>& summary = ws.summary;
+  brief.resize(proposal.size());
   summary.resize(proposal.size());
+  ws.uniform.uniform.clear();
+  std::vector<int>& order = ws.order;
+  order.clear();
+  bool all_paths_known = true;
+  Storage proposal_storage;
   for (std::size_t i = 0; i < proposal.size(); ++i) {
-    summary[i] = summaries_.find(*proposal[i]);
-    if (!summary[i]) {
+    const std::ptrdiff_t index = summaries_.index_of(proposal[i]);
+    if (index >= 0) {
+      brief[i] = summaries_.brief(index);
+      summary[i] = &summaries_.summary(index);
+    } else {
       scratch.push_back(std::make_unique<OptionSummary>(summaries_.summarise(*proposal[i])));
       summary[i] = scratch.back().get();
+      brief[i] = OptionSummaries::brief_of(*proposal[i], *summary[i]);
     }
+    all_paths_known = all_paths_known && brief[i].path_id >= 0;
+    proposal_storage += brief[i].total_storage;
+    if (brief[i].partition_by == PartitionBy::kUniform)
+      ws.uniform.uniform.push_back(i);
+    else
+      order.push_back(static_cast<int>(i));
+  }
+
+  // More storage than all devices together: no placement exists, so torchrec's
+  // greedy fails too, somewhere; only where (its message) would need the steps.
+  if (detail == FailureDetail::kVerdictOnly) {
+    Storage capacity;
+    for (const DeviceLoad& d : devices) capacity += d.free;
+    if (!proposal_storage.fits_in(capacity)) return failure({});
   }
 
   // Uniform options first, in proposal order, shard i on device i.
   std::string uniform_error;
-  const FastUniform fast = uniform_partition_fast(proposal, summary, devices, detail, uniform_error, ws.uniform);
+  const FastUniform fast =
+      uniform_partition_fast(proposal, brief, summary, devices, detail, uniform_error, ws.uniform);
   if (fast == FastUniform::kFailed) return failure(std::move(uniform_error));
 
   PartitionOutcome outcome;
   Placement& placement = outcome.placement;
   placement.start(proposal.size());
-  for (const ShardingOption* option : proposal) {
-    if (option->partition_by == PartitionBy::kUniform && ranks_are_positions)
-      placement.add_consecutive(option->shards.size(), 0);
+  for (const OptionBrief& b : brief) {
+    if (b.partition_by == PartitionBy::kUniform && ranks_are_positions)
+      placement.add_consecutive(static_cast<std::size_t>(b.num_shards), 0);
     else
-      placement.add(option->shards.size());
+      placement.add(static_cast<std::size_t>(b.num_shards));
   }
   if (fast == FastUniform::kNotApplicable) {
     ws.slots.resize(devices.size());
     std::iota(ws.slots.begin(), ws.slots.end(), 0);
-    for (std::size_t i = 0; i < proposal.size(); ++i) {
-      if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
-      if (auto error = uniform_partition(*proposal[i], devices, ws.slots, placement.ranks_of(i)))
+    for (std::size_t i : ws.uniform.uniform) {
+      if (auto error = uniform_partition(proposal[i]->shards, devices, ws.slots, placement.ranks_of(i)))
         return failure(detail == FailureDetail::kMessage ? std::move(*error) : std::string());
     }
   }
 
   // torchrec groups the others by `dependency or fqn`; dependency is only set for
   // EmbeddingTower modules, which the config cannot express, so every group is
-  // one option. param_count counts ALL options of the module path, uniform ones too.
-  std::vector<int>& param_count = ws.param_count;
-  param_counts(proposal, summary, summaries_.path_count(), param_count);
-  std::vector<int>& order = ws.order;
-  order.clear();
-  for (std::size_t i = 0; i < proposal.size(); ++i)
-    if (proposal[i]->partition_by != PartitionBy::kUniform) order.push_back(static_cast<int>(i));
+  // one option. param_count: how many options of the proposal (uniform ones too)
+  // share the option's module path.
+  std::map<std::string, int> options_per_foreign_path;
+  if (all_paths_known) {
+    ws.per_path.assign(static_cast<std::size_t>(summaries_.path_count()), 0);
+    for (const OptionBrief& b : brief) ++ws.per_path[static_cast<std::size_t>(b.path_id)];
+  } else {
+    for (const ShardingOption* option : proposal) ++options_per_foreign_path[option->path];
+  }
+  auto param_count = [&](std::size_t i) {
+    return all_paths_known ? ws.per_path[static_cast<std::size_t>(brief[i].path_id)]
+                           : options_per_foreign_path[proposal[i]->path];
+  };
   // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
   // descending, and Python's sort stays stable under reverse, so ties keep
   // proposal order (hence stable_sort on "key greater").
   bool ranked = !balance_modules_;
   for (int index : order) {
-    const OptionSummary& s = *summary[static_cast<std::size_t>(index)];
-    ranked = ranked && (sort_by_ == SortBy::kStorage ? s.storage_rank : s.perf_rank) >= 0;
+    const OptionBrief& b = brief[static_cast<std::size_t>(index)];
+    ranked = ranked && (sort_by_ == SortBy::kStorage ? b.storage_rank : b.perf_rank) >= 0;
   }
   if (ranked) {
-    // The same order from unique integer keys (dense rank, then proposal index).
-    std::vector<std::uint64_t>& keys = ws.keys;
-    keys.clear();
-    for (int index : order) {
-      const OptionSummary& s = *summary[static_cast<std::size_t>(index)];
-      const int rank = sort_by_ == SortBy::kStorage ? s.storage_rank : s.perf_rank;
-      keys.push_back(static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(index));
-    }
-    std::sort(keys.begin(), keys.end());
-    for (std::size_t n = 0; n < keys.size(); ++n) order[n] = static_cast<int>(keys[n] & 0xffffffffu);
+    sort_by_unique_keys(brief, sort_by_, ws);
   } else {
+    std::vector<int> counts(proposal.size());
+    for (std::size_t i = 0; i < proposal.size(); ++i) counts[i] = param_count(i);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
       const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
-      if (balance_modules_ && param_count[x] != param_count[y]) return param_count[x] < param_count[y];
+      if (balance_modules_ && counts[x] != counts[y]) return counts[x] < counts[y];
       if (sort_by_ == SortBy::kStorage) return summary[x]->total_storage > summary[y]->total_storage;
       return summary[x]->total_perf > summary[y]->total_perf;
     });
@@ -182,16 +234,16 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
     const ShardingOption& option = *proposal[i];
     std::span<int> ranks = placement.ranks_of(i);
     StepError error;
-    switch (option.partition_by) {
+    switch (brief[i].partition_by) {
       case PartitionBy::kMultiHost:
-        error = multi_host_partition(option, devices, hosts, ws.hosts, param_count[i], ranks, detail,
+        error = multi_host_partition(option, devices, hosts, ws.hosts, param_count(i), ranks, detail,
                                      ws.placed_hosts);
         if (!error)
           for (int host : ws.placed_hosts) host_changed(host);
         break;
       case PartitionBy::kHost: {
         int host = -1;
-        error = cohost_partition(option, devices, hosts, ws.hosts, param_count[i], ranks, detail, ws.host_steps,
+        error = cohost_partition(option, brief[i], devices, hosts, ws.hosts, param_count(i), ranks, detail, ws.host_steps,
                                  host);
         if (!error) host_changed(host);
         break;
@@ -201,7 +253,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
           ws.heap.reset(devices, storage_constraint.local_world_size);
           heap_built = true;
         }
-        error = device_partition(option, devices, ws.heap, ws.host_steps.skipped, ranks, detail, &ws.hosts);
+        error = device_partition(option, brief[i], devices, ws.heap, ws.host_steps.skipped, ranks, detail, &ws.hosts);
         break;
       case PartitionBy::kUniform:
         break;

@@ -69,6 +69,23 @@ void OptionSummaries::prepare(const std::vector<ShardingOption>& search_space) {
   if (finite)
     assign_dense_ranks(summaries_, [](const OptionSummary& s) { return s.total_perf; },
                        [](OptionSummary& s) -> int& { return s.perf_rank; });
+  briefs_.clear();
+  briefs_.reserve(search_space.size());
+  for (std::size_t i = 0; i < search_space.size(); ++i) briefs_.push_back(brief_of(search_space[i], summaries_[i]));
+}
+
+OptionBrief OptionSummaries::brief_of(const ShardingOption& option, const OptionSummary& summary) {
+  OptionBrief b;
+  b.total_storage = summary.total_storage;
+  b.shards = option.shards.data();
+  b.sharding_type = option.sharding_type;
+  b.partition_by = option.partition_by;
+  b.perf_homogeneous = summary.perf_homogeneous;
+  b.num_shards = static_cast<std::int32_t>(option.shards.size());
+  b.storage_rank = summary.storage_rank;
+  b.perf_rank = summary.perf_rank;
+  b.path_id = summary.path_id;
+  return b;
 }
 
 const OptionSummary* OptionSummaries::find(const ShardingOption& option) const {

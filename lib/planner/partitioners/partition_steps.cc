@@ -28,16 +28,16 @@ std::string uniform_misfit(const Storage& shard, const Storage& free) {
                      storage_repr(shard), storage_repr(free));
 }
 
-StepError uniform_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices,
                             std::span<const int> slots, std::span<int> ranks) {
-  if (option.num_shards() != static_cast<int>(slots.size())) {
+  if (shards.size() != slots.size()) {
     return fmt::format(
         "For a uniform partition, the number of shards ({}) must equal the number of "
         "devices ({})",
-        option.num_shards(), slots.size());
+        shards.size(), slots.size());
   }
   for (std::size_t i = 0; i < slots.size(); ++i) {
-    const Shard& shard = option.shards[i];
+    const Shard& shard = shards[i];
     DeviceLoad& device = devices[static_cast<std::size_t>(slots[i])];
     if (!storage_of(shard).fits_in(device.free)) return uniform_misfit(storage_of(shard), device.free);
     if (!ranks.empty()) ranks[i] = device.rank;
@@ -46,11 +46,12 @@ StepError uniform_partition(const ShardingOption& option, std::span<DeviceLoad> 
   return std::nullopt;
 }
 
-StepError device_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+StepError device_partition(const ShardingOption& option, const OptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::vector<int>& skipped, std::span<int> ranks,
                            FailureDetail detail, HostOrder* hosts_to_touch) {
-  for (std::size_t j = 0; j < option.shards.size(); ++j) {
-    const Shard& shard = option.shards[j];
+  const std::span<const Shard> shards = brief.shard_span();
+  for (std::size_t j = 0; j < shards.size(); ++j) {
+    const Shard& shard = shards[j];
     const Storage needed = storage_of(shard);
     skipped.clear();
     bool placed = false;
@@ -85,30 +86,30 @@ StepError device_partition(const ShardingOption& option, std::span<DeviceLoad> d
   return std::nullopt;
 }
 
-StepError cohost_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+StepError cohost_partition(const ShardingOption& option, const OptionBrief& brief,
+                           std::span<DeviceLoad> devices,
                            const Hosts& hosts, HostOrder& order, int param_count,
                            std::span<int> ranks, FailureDetail detail, HostStepScratch& scratch,
                            int& placed_host) {
-  const Storage needed = option.total_storage();
   for (int host : order.sorted(devices)) {
     std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
     Storage host_storage;
     for (const DeviceLoad& d : host_devices) host_storage += d.free;
-    if (!needed.fits_in(host_storage)) continue;
+    if (!brief.total_storage.fits_in(host_storage)) continue;
     scratch.trial.assign(host_devices.begin(), host_devices.end());
-    scratch.trial_ranks.assign(option.shards.size(), -1);
+    scratch.trial_ranks.assign(static_cast<std::size_t>(brief.num_shards), -1);
     StepError error;
-    if (option.sharding_type == ShardingType::kTableRowWise) {
+    if (brief.sharding_type == ShardingType::kTableRowWise) {
       scratch.slots.resize(scratch.trial.size());
       std::iota(scratch.slots.begin(), scratch.slots.end(), 0);
-      error = uniform_partition(option, scratch.trial, scratch.slots, scratch.trial_ranks);
-    } else if (option.sharding_type == ShardingType::kTableColumnWise) {
+      error = uniform_partition(brief.shard_span(), scratch.trial, scratch.slots, scratch.trial_ranks);
+    } else if (brief.sharding_type == ShardingType::kTableColumnWise) {
       // torchrec keys this heap with local_world_size = the host's device count.
       scratch.heap.reset(scratch.trial, static_cast<int>(scratch.trial.size()));
-      error = device_partition(option, scratch.trial, scratch.heap, scratch.skipped, scratch.trial_ranks,
+      error = device_partition(option, brief, scratch.trial, scratch.heap, scratch.skipped, scratch.trial_ranks,
                                FailureDetail::kVerdictOnly, nullptr);
     } else {
-      error = fmt::format("unexpected cohost sharding type: {}", to_string(option.sharding_type));
+      error = fmt::format("unexpected cohost sharding type: {}", to_string(brief.sharding_type));
     }
     if (error) continue;  // torchrec catches the PlannerError and tries the next host
     std::copy(scratch.trial.begin(), scratch.trial.end(), host_devices.begin());
@@ -159,7 +160,7 @@ StepError multi_host_partition(const ShardingOption& option, std::span<DeviceLoa
     std::vector<int> trial_ranks(option.shards.size(), -1);
     StepError error;
     if (option.sharding_type == ShardingType::kGridShard) {
-      error = uniform_partition(option, trial, slots, trial_ranks);
+      error = uniform_partition(option.shards, trial, slots, trial_ranks);
     } else {
       error = fmt::format("unexpected multi_host sharding type: {}", to_string(option.sharding_type));
     }

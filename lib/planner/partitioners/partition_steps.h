@@ -11,6 +11,7 @@
 #include "planner/partitioners/device_heap.h"
 #include "planner/partitioners/device_load.h"
 #include "planner/partitioners/host_order.h"
+#include "planner/partitioners/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -31,20 +32,23 @@ std::string uniform_misfit(const Storage& shard, const Storage& free);
 
 // torchrec's _uniform_partition for one option: shard i goes to devices[slots[i]];
 // its rank is written to ranks[i] unless `ranks` is empty.
-StepError uniform_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices,
                             std::span<const int> slots, std::span<int> ranks);
 
 // torchrec's _device_partition: each shard on the heap's least-loaded device that
 // can hold it; devices skipped on the way go back into the heap afterwards. Every
 // device that takes a shard is touched in `hosts_to_touch` (when given).
-StepError device_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+// `brief` is the option's brief: its shards are read from there (cache-friendly);
+// `option` only names the table in a failure message.
+StepError device_partition(const ShardingOption& option, const OptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::vector<int>& skipped, std::span<int> ranks,
                            FailureDetail detail, HostOrder* hosts_to_touch);
 
 // torchrec's _cohost_partition for a one-option group: the first host (by perf)
-// whose summed free storage covers the option and on which every shard fits.
-// `placed_host` is set to the host used.
-StepError cohost_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+// whose summed free storage covers the option (brief.total_storage) and on which
+// every shard fits. `placed_host` is set to the host used.
+StepError cohost_partition(const ShardingOption& option, const OptionBrief& brief,
+                           std::span<DeviceLoad> devices,
                            const Hosts& hosts, HostOrder& order, int param_count,
                            std::span<int> ranks, FailureDetail detail, HostStepScratch& scratch,
                            int& placed_host);

@@ -80,7 +80,8 @@ std::string explain_misfit(const Proposal& proposal, const std::vector<const Opt
 
 }  // namespace
 
-FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
+FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<OptionBrief>& brief,
+                                   const std::vector<const OptionSummary*>& summary,
                                    std::vector<DeviceLoad>& devices, FailureDetail detail, std::string& error,
                                    UniformScratch& scratch) {
   const std::size_t world = devices.size();
@@ -91,12 +92,9 @@ FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<c
           d.perf.bwd_compute == first.bwd_compute && d.perf.bwd_comms == first.bwd_comms &&
           d.perf.prefetch_compute == first.prefetch_compute))
       return FastUniform::kNotApplicable;
-  scratch.uniform.clear();
-  for (std::size_t i = 0; i < proposal.size(); ++i) {
-    if (proposal[i]->partition_by != PartitionBy::kUniform) continue;
-    if (proposal[i]->shards.size() != world || !summary[i]->perf_homogeneous) return FastUniform::kNotApplicable;
-    scratch.uniform.push_back(i);
-  }
+  for (std::size_t i : scratch.uniform)
+    if (static_cast<std::size_t>(brief[i].num_shards) != world || !brief[i].perf_homogeneous)
+      return FastUniform::kNotApplicable;
   if (scratch.uniform.empty()) return FastUniform::kPlaced;
 
   need_after(summary, scratch.uniform, scratch.uniform.size(), world, scratch.need);

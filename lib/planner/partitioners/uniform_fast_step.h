@@ -15,18 +15,19 @@ enum class FastUniform { kNotApplicable, kPlaced, kFailed };
 
 // Reusable buffers.
 struct UniformScratch {
-  std::vector<std::size_t> uniform;  // proposal indices of the uniform options
+  std::vector<std::size_t> uniform;  // proposal indices of the uniform options, in order
   std::vector<Storage> need;
   std::vector<Storage> before;
   std::vector<Storage> placed;
 };
 
-// Places every uniform option of `proposal` on `devices` exactly as torchrec's
-// _uniform_partition loop would, or reports the first shard (in torchrec's order)
-// that does not fit in `error` (left empty under kVerdictOnly). kNotApplicable
-// (nothing changed) when the shortcut's conditions do not hold; the caller then
-// places the options one by one.
-FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
+// Places the uniform options of `proposal` (listed in scratch.uniform) on
+// `devices` exactly as torchrec's _uniform_partition loop would, or reports the
+// first shard (in torchrec's order) that does not fit in `error` (left empty under
+// kVerdictOnly). kNotApplicable (nothing changed) when the shortcut's conditions
+// do not hold; the caller then places the options one by one.
+FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<OptionBrief>& brief,
+                                   const std::vector<const OptionSummary*>& summary,
                                    std::vector<DeviceLoad>& devices, FailureDetail detail, std::string& error,
                                    UniformScratch& scratch);
 

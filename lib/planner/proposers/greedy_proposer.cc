@@ -8,12 +8,14 @@ namespace shardplan {
 
 std::optional<std::string> GreedyProposer::load(const std::vector<ShardingOption>& search_space,
                                                 const OptionEstimator* /*estimator*/) {
-  by_table_ = proposer_util::group_by_fqn(search_space);
-  storage_keys_.assign(by_table_.size(), {});
-  for (std::size_t t = 0; t < by_table_.size(); ++t) {
-    proposer_util::sort_by_score(by_table_[t], use_depth_);
-    // Precomputed once so that each feedback is O(tables), not O(shards).
-    for (const auto* option : by_table_[t]) {
+  options_.clear();
+  storage_keys_.clear();
+  first_.clear();
+  for (auto& table : proposer_util::group_by_fqn(search_space)) {
+    proposer_util::sort_by_score(table, use_depth_);
+    first_.push_back(options_.size());
+    // Precomputed once so that each step compares keys, not shards.
+    for (const auto* option : table) {
       StorageKey key{0, 0, 0, 0};
       bool first = true;
       for (const auto& shard : option->shards) {
@@ -24,22 +26,37 @@ std::optional<std::string> GreedyProposer::load(const std::vector<ShardingOption
         key[3] += s.ddr;
         first = false;
       }
-      storage_keys_[t].push_back(key);
+      options_.push_back(option);
+      storage_keys_.push_back(key);
     }
   }
-  current_.assign(by_table_.size(), 0);
-  done_ = by_table_.empty();
+  const std::size_t tables = first_.size();
+  first_.push_back(options_.size());
+  walk_.current.assign(tables, 0);
+  walk_.next.reset(tables);
+  for (std::size_t t = 0; t < tables; ++t)
+    walk_.next.set(t, storage_keys_[first_[t]], first_[t] + 1 < first_[t + 1]);
+  done_ = tables == 0;
   // torchrec keeps the threshold bookkeeping across load() calls; one load per plan here.
   have_best_ = false;
   num_inferior_perf_ = 0;
   return std::nullopt;
 }
 
+void GreedyProposer::advance(Walk& walk, std::size_t t) const {
+  const std::size_t at = first_[t] + ++walk.current[t];
+  walk.next.set(t, storage_keys_[at], at + 1 < first_[t + 1]);
+}
+
+Proposal GreedyProposer::proposal_of(const Walk& walk) const {
+  Proposal proposal(walk.current.size());
+  for (std::size_t t = 0; t < proposal.size(); ++t) proposal[t] = options_[first_[t] + walk.current[t]];
+  return proposal;
+}
+
 std::optional<Proposal> GreedyProposer::propose() {
   if (done_) return std::nullopt;
-  Proposal proposal(by_table_.size());
-  for (std::size_t t = 0; t < by_table_.size(); ++t) proposal[t] = by_table_[t][current_[t]];
-  return proposal;
+  return proposal_of(walk_);
 }
 
 void GreedyProposer::feedback(const ProposerFeedback& feedback) {
@@ -56,39 +73,23 @@ void GreedyProposer::feedback(const ProposerFeedback& feedback) {
       return;
     }
   }
-  if (auto t = table_to_advance(current_))
-    ++current_[*t];
+  // The table whose current option uses the most storage moves on; ties go to
+  // the first table, and a table using no storage never moves.
+  if (auto t = walk_.next.best())
+    advance(walk_, *t);
   else
     done_ = true;
-}
-
-std::optional<std::size_t> GreedyProposer::table_to_advance(const std::vector<std::size_t>& current) const {
-  // Strictly larger than the running maximum, starting from all zeros: the first
-  // table wins ties and a table using no storage is never advanced.
-  std::optional<std::size_t> largest;
-  StorageKey largest_key{0, 0, 0, 0};
-  for (std::size_t t = 0; t < by_table_.size(); ++t) {
-    if (current[t] + 1 >= by_table_[t].size()) continue;
-    const StorageKey& key = storage_keys_[t][current[t]];
-    if (key > largest_key) {
-      largest = t;
-      largest_key = key;
-    }
-  }
-  return largest;
 }
 
 std::vector<Proposal> GreedyProposer::lookahead(std::size_t n) const {
   std::vector<Proposal> out;
   if (done_) return out;
-  std::vector<std::size_t> current = current_;
+  Walk walk = walk_;
   while (out.size() < n) {
-    Proposal proposal(by_table_.size());
-    for (std::size_t t = 0; t < by_table_.size(); ++t) proposal[t] = by_table_[t][current[t]];
-    out.push_back(std::move(proposal));
-    auto t = table_to_advance(current);
+    out.push_back(proposal_of(walk));
+    auto t = walk.next.best();
     if (!t) break;
-    ++current[*t];
+    advance(walk, *t);
   }
   return out;
 }

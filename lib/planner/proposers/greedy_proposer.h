@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "planner/proposers/advance_tree.h"
 #include "planner/proposers/proposer.h"
 
 namespace shardplan {
@@ -27,14 +28,24 @@ class GreedyProposer final : public Proposer {
   std::vector<Proposal> lookahead(std::size_t n) const override;
 
  private:
-  using StorageKey = std::array<std::int64_t, 4>;
+  using StorageKey = AdvanceTree::Key;
+  // Where the walk is: each table's current option, and which table goes next.
+  struct Walk {
+    std::vector<std::size_t> current;  // per table, index into its sorted options
+    AdvanceTree next;
+  };
+  // Moves table t of `walk` to its next option.
+  void advance(Walk& walk, std::size_t t) const;
+  Proposal proposal_of(const Walk& walk) const;
+
   bool use_depth_;
   std::optional<int> threshold_;
-  std::vector<std::vector<const ShardingOption*>> by_table_;
-  std::vector<std::vector<StorageKey>> storage_keys_;  // per table, per sorted option
-  std::vector<std::size_t> current_;
-  // The table feedback() advances from `current` (threshold aside), or nullopt.
-  std::optional<std::size_t> table_to_advance(const std::vector<std::size_t>& current) const;
+  // Every table's options sorted by score, tables one after another (flat, so
+  // that a proposal of thousands of tables is built from one array).
+  std::vector<const ShardingOption*> options_;
+  std::vector<StorageKey> storage_keys_;  // per entry of options_
+  std::vector<std::size_t> first_;        // per table, its first entry; plus the end
+  Walk walk_;
   bool done_ = true;
   double best_perf_rating_ = 0;
   bool have_best_ = false;

@@ -56,12 +56,24 @@ std::uint64_t ProposalKeyer::identity(const ShardingOption* option) {
   return space_.size() + foreign_.size() - 1;
 }
 
+ProposalKeyer::Digest ProposalKeyer::digest(std::uint64_t identity) {
+  return {splitmix64(identity), splitmix64(identity ^ 0x5851f42d4c957f2dULL) | 1};
+}
+
+ProposalKeyer::ProposalKeyer(const std::vector<ShardingOption>& search_space) : space_(search_space) {
+  space_digests_.reserve(search_space.size());
+  for (std::size_t i = 0; i < search_space.size(); ++i) space_digests_.push_back(digest(i));
+}
+
 ProposalKey ProposalKeyer::key(const Proposal& proposal) {
   ProposalKey key;
+  const ShardingOption* begin = space_.data();
+  const ShardingOption* end = begin + space_.size();
   for (const ShardingOption* option : proposal) {
-    std::uint64_t id = identity(option);
-    key.sum_a += splitmix64(id);
-    key.sum_b += splitmix64(id ^ 0x5851f42d4c957f2dULL) | 1;
+    const Digest d = option >= begin && option < end ? space_digests_[static_cast<std::size_t>(option - begin)]
+                                                     : digest(identity(option));
+    key.sum_a += d.a;
+    key.sum_b += d.b;
   }
   key.count = proposal.size();
   return key;

@@ -34,12 +34,18 @@ struct ProposalKeyHash {
 // options outside it (copies made by a proposer) are matched by content.
 class ProposalKeyer {
  public:
-  explicit ProposalKeyer(const std::vector<ShardingOption>& search_space) : space_(search_space) {}
+  explicit ProposalKeyer(const std::vector<ShardingOption>& search_space);
   ProposalKey key(const Proposal& proposal);
 
  private:
+  struct Digest {
+    std::uint64_t a = 0;
+    std::uint64_t b = 0;
+  };
+  static Digest digest(std::uint64_t identity);
   std::uint64_t identity(const ShardingOption* option);
   const std::vector<ShardingOption>& space_;
+  std::vector<Digest> space_digests_;  // per search-space option, computed once
   // (fqn, sharding type, kernel) -> search-space index, built on first foreign option.
   std::map<std::tuple<std::string, ShardingType, ComputeKernel>, std::size_t> by_name_;
   std::vector<ShardingOption> foreign_;  // distinct foreign contents seen so far
