@@ -1,9 +1,11 @@
 #include "planner/enumerator.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <string_view>
 
+#include "planner/parallel.h"
 #include "planner/python_set_order.h"
 #include "planner/shard_layout.h"
 
@@ -280,6 +282,10 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
   return options;
 }
 
+// Tables x world size below which enumeration stays on one thread (starting the
+// pool costs more than it saves on small models).
+constexpr std::size_t kParallelEnumerationMinWork = 16'384;
+
 }  // namespace
 
 std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice device) {
@@ -299,8 +305,8 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
                                               const std::vector<const ShardEstimator*>& estimators) {
   const ModelConfig& model = input.model;
   const std::vector<std::int64_t> memory_sizes = device_memory_sizes(topology);
-  std::vector<ShardingOption> options;
   std::vector<char> weighted_by_module(model.modules.size(), 0);
+  std::vector<std::pair<int, int>> tables;  // (module, table) in torchrec's order
   for (int m : torchrec_module_order(model)) {
     const ModuleConfig& module = model.modules[static_cast<std::size_t>(m)];
     // EmbeddingBagCollection(is_weighted=True) when any of its tables asks for it.
@@ -310,14 +316,36 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
       if (it != model.constraints.end() && it->second.is_weighted) module_weighted = true;
     }
     weighted_by_module[static_cast<std::size_t>(m)] = module_weighted ? 1 : 0;
-    for (int t = 0; t < static_cast<int>(module.tables.size()); ++t) {
-      auto table_options = enumerate_table(input, topology, m, t, module_weighted, memory_sizes);
-      std::move(table_options.begin(), table_options.end(), std::back_inserter(options));
-    }
+    for (int t = 0; t < static_cast<int>(module.tables.size()); ++t) tables.emplace_back(m, t);
   }
+  // Tables are independent (and estimators read one option at a time), so they
+  // are enumerated and estimated on all threads when there is enough work; the
+  // options are joined in table order and the first error in table order is
+  // raised, whatever the thread count.
   const EstimatorContext context{topology, input.model, input.planner, &weighted_by_module};
-  for (const ShardEstimator* estimator : estimators)
-    for (auto& option : options) estimator->estimate(option, context);
+  std::vector<std::vector<ShardingOption>> per_table(tables.size());
+  std::vector<std::exception_ptr> errors(tables.size());
+  const std::size_t work = tables.size() * static_cast<std::size_t>(std::max(topology.world_size, 1));
+  const int threads = work >= kParallelEnumerationMinWork ? planner_threads() : 1;
+  parallel_for(tables.size(), threads, [&](std::size_t i) {
+    try {
+      const auto [m, t] = tables[i];
+      per_table[i] = enumerate_table(input, topology, m, t, weighted_by_module[static_cast<std::size_t>(m)] != 0,
+                                     memory_sizes);
+      for (const ShardEstimator* estimator : estimators)
+        for (auto& option : per_table[i]) estimator->estimate(option, context);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  });
+  for (const auto& error : errors)
+    if (error) std::rethrow_exception(error);
+  std::size_t count = 0;
+  for (const auto& options : per_table) count += options.size();
+  std::vector<ShardingOption> options;
+  options.reserve(count);
+  for (auto& table_options : per_table)
+    for (auto& option : table_options) options.push_back(std::move(option));
   return options;
 }
 

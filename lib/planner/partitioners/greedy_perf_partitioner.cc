@@ -23,7 +23,8 @@ namespace {
 // costs as much as the partitioning.
 struct Workspace {
   std::vector<DeviceLoad> devices;
-  std::vector<OptionBrief> brief;
+  std::vector<const OptionBrief*> brief;
+  std::vector<std::unique_ptr<OptionBrief>> foreign_briefs;
   std::vector<const OptionSummary*> summary;
   std::vector<int> per_path;
   std::vector<int> order;
@@ -53,11 +54,11 @@ constexpr std::size_t kMaxPatchedOptions = 16;
 // proposals of a proposer mostly differ in one table, so the previous proposal's
 // sorted keys are patched (one erase and one insert per changed option) instead
 // of sorting thousands of keys again; unique keys make both ways the same order.
-void sort_by_unique_keys(const std::vector<OptionBrief>& brief, SortBy sort_by, Workspace& ws) {
+void sort_by_unique_keys(const std::vector<const OptionBrief*>& brief, SortBy sort_by, Workspace& ws) {
   std::vector<std::uint64_t>& key_of = ws.new_key_of;
   key_of.resize(brief.size());
   for (std::size_t i = 0; i < brief.size(); ++i) {
-    const OptionBrief& b = brief[i];
+    const OptionBrief& b = *brief[i];
     const int rank = sort_by == SortBy::kStorage ? b.storage_rank : b.perf_rank;
     key_of[i] = b.partition_by == PartitionBy::kUniform
                     ? kUniformKey
@@ -122,7 +123,8 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   // One pass over the proposal reads only the packed briefs (no option is
   // dereferenced unless it is foreign to the prepared search space).
   std::vector<std::unique_ptr<OptionSummary>> scratch;  // summaries of foreign options (rare)
-  std::vector<OptionBrief>& brief = ws.brief;
+  std::vector<const OptionBrief*>& brief = ws.brief;
+  ws.foreign_briefs.clear();
   std::vector<const OptionSummary*>& summary = ws.summary;
   brief.resize(proposal.size());
   summary.resize(proposal.size());
@@ -134,16 +136,17 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     const std::ptrdiff_t index = summaries_.index_of(proposal[i]);
     if (index >= 0) {
-      brief[i] = summaries_.brief(index);
+      brief[i] = &summaries_.brief(index);
       summary[i] = &summaries_.summary(index);
     } else {
       scratch.push_back(std::make_unique<OptionSummary>(summaries_.summarise(*proposal[i])));
       summary[i] = scratch.back().get();
-      brief[i] = OptionSummaries::brief_of(*proposal[i], *summary[i]);
+      ws.foreign_briefs.push_back(std::make_unique<OptionBrief>(OptionSummaries::brief_of(*proposal[i], *summary[i])));
+      brief[i] = ws.foreign_briefs.back().get();
     }
-    all_paths_known = all_paths_known && brief[i].path_id >= 0;
-    proposal_storage += brief[i].total_storage;
-    if (brief[i].partition_by == PartitionBy::kUniform)
+    all_paths_known = all_paths_known && brief[i]->path_id >= 0;
+    proposal_storage += brief[i]->total_storage;
+    if (brief[i]->partition_by == PartitionBy::kUniform)
       ws.uniform.uniform.push_back(i);
     else
       order.push_back(static_cast<int>(i));
@@ -166,11 +169,11 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   PartitionOutcome outcome;
   Placement& placement = outcome.placement;
   placement.start(proposal.size());
-  for (const OptionBrief& b : brief) {
-    if (b.partition_by == PartitionBy::kUniform && ranks_are_positions)
-      placement.add_consecutive(static_cast<std::size_t>(b.num_shards), 0);
+  for (const OptionBrief* b : brief) {
+    if (b->partition_by == PartitionBy::kUniform && ranks_are_positions)
+      placement.add_consecutive(static_cast<std::size_t>(b->num_shards), 0);
     else
-      placement.add(static_cast<std::size_t>(b.num_shards));
+      placement.add(static_cast<std::size_t>(b->num_shards));
   }
   if (fast == FastUniform::kNotApplicable) {
     ws.slots.resize(devices.size());
@@ -188,12 +191,12 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   std::map<std::string, int> options_per_foreign_path;
   if (all_paths_known) {
     ws.per_path.assign(static_cast<std::size_t>(summaries_.path_count()), 0);
-    for (const OptionBrief& b : brief) ++ws.per_path[static_cast<std::size_t>(b.path_id)];
+    for (const OptionBrief* b : brief) ++ws.per_path[static_cast<std::size_t>(b->path_id)];
   } else {
     for (const ShardingOption* option : proposal) ++options_per_foreign_path[option->path];
   }
   auto param_count = [&](std::size_t i) {
-    return all_paths_known ? ws.per_path[static_cast<std::size_t>(brief[i].path_id)]
+    return all_paths_known ? ws.per_path[static_cast<std::size_t>(brief[i]->path_id)]
                            : options_per_foreign_path[proposal[i]->path];
   };
   // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
@@ -201,7 +204,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   // proposal order (hence stable_sort on "key greater").
   bool ranked = !balance_modules_;
   for (int index : order) {
-    const OptionBrief& b = brief[static_cast<std::size_t>(index)];
+    const OptionBrief& b = *brief[static_cast<std::size_t>(index)];
     ranked = ranked && (sort_by_ == SortBy::kStorage ? b.storage_rank : b.perf_rank) >= 0;
   }
   if (ranked) {
@@ -234,7 +237,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
     const ShardingOption& option = *proposal[i];
     std::span<int> ranks = placement.ranks_of(i);
     StepError error;
-    switch (brief[i].partition_by) {
+    switch (brief[i]->partition_by) {
       case PartitionBy::kMultiHost:
         error = multi_host_partition(option, devices, hosts, ws.hosts, param_count(i), ranks, detail,
                                      ws.placed_hosts);
@@ -243,7 +246,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
         break;
       case PartitionBy::kHost: {
         int host = -1;
-        error = cohost_partition(option, brief[i], devices, hosts, ws.hosts, param_count(i), ranks, detail, ws.host_steps,
+        error = cohost_partition(option, *brief[i], devices, hosts, ws.hosts, param_count(i), ranks, detail, ws.host_steps,
                                  host);
         if (!error) host_changed(host);
         break;
@@ -253,7 +256,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
           ws.heap.reset(devices, storage_constraint.local_world_size);
           heap_built = true;
         }
-        error = device_partition(option, brief[i], devices, ws.heap, ws.host_steps.skipped, ranks, detail, &ws.hosts);
+        error = device_partition(option, *brief[i], devices, ws.heap, ws.host_steps.skipped, ranks, detail, &ws.hosts);
         break;
       case PartitionBy::kUniform:
         break;

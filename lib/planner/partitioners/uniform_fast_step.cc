@@ -80,7 +80,7 @@ std::string explain_misfit(const Proposal& proposal, const std::vector<const Opt
 
 }  // namespace
 
-FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<OptionBrief>& brief,
+FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionBrief*>& brief,
                                    const std::vector<const OptionSummary*>& summary,
                                    std::vector<DeviceLoad>& devices, FailureDetail detail, std::string& error,
                                    UniformScratch& scratch) {
@@ -93,7 +93,7 @@ FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<O
           d.perf.prefetch_compute == first.prefetch_compute))
       return FastUniform::kNotApplicable;
   for (std::size_t i : scratch.uniform)
-    if (static_cast<std::size_t>(brief[i].num_shards) != world || !brief[i].perf_homogeneous)
+    if (static_cast<std::size_t>(brief[i]->num_shards) != world || !brief[i]->perf_homogeneous)
       return FastUniform::kNotApplicable;
   if (scratch.uniform.empty()) return FastUniform::kPlaced;
 

@@ -26,7 +26,7 @@ struct UniformScratch {
 // first shard (in torchrec's order) that does not fit in `error` (left empty under
 // kVerdictOnly). kNotApplicable (nothing changed) when the shortcut's conditions
 // do not hold; the caller then places the options one by one.
-FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<OptionBrief>& brief,
+FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionBrief*>& brief,
                                    const std::vector<const OptionSummary*>& summary,
                                    std::vector<DeviceLoad>& devices, FailureDetail detail, std::string& error,
                                    UniformScratch& scratch);
