@@ -33,8 +33,8 @@ void print_timings(const PhaseTimes& phases) {
   for (const auto& [name, seconds] : phases.phases()) total += seconds;
   std::cerr << "timings (wall):\n";
   for (const auto& [name, seconds] : phases.phases())
-    std::cerr << fmt::format("  {:>9.3f} s  {}\n", seconds, name);
-  std::cerr << fmt::format("  {:>9.3f} s  total\n", total);
+    std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
+  std::cerr << fmt::format("  {:>9.4f} s  total\n", total);
 }
 
 int run(const PlanOptions& options) {

@@ -1,6 +1,9 @@
 #include "planner/python_set_order.h"
 
-#include <optional>
+#include <map>
+#include <utility>
+
+
 
 namespace shardplan {
 
@@ -125,8 +128,25 @@ std::uint64_t python_str_hash(const std::string& text) {
   return h;
 }
 
+std::vector<std::string> intersect_in_python_order(const std::vector<std::string>& a,
+                                                   const std::vector<std::string>& b);
+
 std::vector<std::string> python_set_intersection(const std::vector<std::string>& a,
                                                  const std::vector<std::string>& b) {
+  // Every table of a model asks the same few questions (its constraint's kernels
+  // against the sharder's): remembered per thread, as building the sets costs more.
+  using Question = std::pair<std::vector<std::string>, std::vector<std::string>>;
+  thread_local std::map<Question, std::vector<std::string>> answers;
+  Question question{a, b};
+  if (auto it = answers.find(question); it != answers.end()) return it->second;
+  if (answers.size() > 4096) answers.clear();
+  std::vector<std::string> answer = intersect_in_python_order(a, b);
+  answers.emplace(std::move(question), answer);
+  return answer;
+}
+
+std::vector<std::string> intersect_in_python_order(const std::vector<std::string>& a,
+                                                   const std::vector<std::string>& b) {
   PySet left(a);
   PySet right(b);
   // CPython walks the smaller set (the right one on a tie) and adds its members
