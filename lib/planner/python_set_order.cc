@@ -1,9 +1,8 @@
 #include "planner/python_set_order.h"
 
 #include <map>
+#include <optional>
 #include <utility>
-
-
 
 namespace shardplan {
 
