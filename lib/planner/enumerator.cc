@@ -282,10 +282,6 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
   return options;
 }
 
-// Tables x world size below which enumeration stays on one thread (starting the
-// pool costs more than it saves on small models).
-constexpr std::size_t kParallelEnumerationMinWork = 16'384;
-
 }  // namespace
 
 std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice device) {
@@ -325,8 +321,10 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   const EstimatorContext context{topology, input.model, input.planner, &weighted_by_module};
   std::vector<std::vector<ShardingOption>> per_table(tables.size());
   std::vector<std::exception_ptr> errors(tables.size());
+  // Work in shards, roughly (a row-wise option has world-size shards); small
+  // models stay on one thread, where starting the pool costs more than it saves.
   const std::size_t work = tables.size() * static_cast<std::size_t>(std::max(topology.world_size, 1));
-  const int threads = work >= kParallelEnumerationMinWork ? planner_threads() : 1;
+  const int threads = work >= planner_parallel_min_shards() ? planner_threads() : 1;
   parallel_for(tables.size(), threads, [&](std::size_t i) {
     try {
       const auto [m, t] = tables[i];

@@ -13,8 +13,9 @@ namespace shardplan {
 void set_planner_threads(int threads);
 int planner_threads();
 
-// Proposals of fewer (estimated) shards than this are evaluated on one thread,
-// where starting threads would cost more than it saves; default 20 000.
+// Work of fewer (estimated) shards than this stays on one thread, where handing
+// it out would cost more than it saves: proposals of fewer shards, models of
+// fewer tables x ranks to enumerate. Default 20 000.
 void set_planner_parallel_min_shards(std::size_t shards);
 std::size_t planner_parallel_min_shards();
 

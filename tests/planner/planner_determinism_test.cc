@@ -1,5 +1,6 @@
-// The plan must not depend on the thread count: proposals evaluated ahead on
-// several threads are merged in proposal order. Runs a mid-size scale case with
+// The plan must not depend on the thread count: tables enumerated on several
+// threads are joined in table order, proposals evaluated ahead on several
+// threads are merged in proposal order. Runs a mid-size scale case with
 // one thread and with four and compares the plan files byte for byte, plus the
 // counts the plan file does not carry.
 #include <catch2/catch.hpp>
@@ -23,7 +24,7 @@ struct Planned {
 Planned plan_with_threads(const PlanningInput& input, int threads) {
   const std::size_t saved_min_shards = planner_parallel_min_shards();
   set_planner_threads(threads);
-  set_planner_parallel_min_shards(0);  // threads even for these small proposals
+  set_planner_parallel_min_shards(0);  // threads even for this small enumeration and these proposals
   PlanRun run = run_plan(input);
   set_planner_threads(0);
   set_planner_parallel_min_shards(saved_min_shards);
