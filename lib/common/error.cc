@@ -7,8 +7,14 @@ std::string Diagnostic::format() const {
   if (!pos.file.empty()) {
     out += pos.file;
     if (pos.line > 0) {
-      out += ":" + std::to_string(pos.line);
-      if (pos.col > 0) out += ":" + std::to_string(pos.col);
+      // Appended piece by piece: GCC 12 at -O3 misreads `":" + std::to_string(n)`
+      // as an overlapping memcpy (-Wrestrict false positive).
+      out += ':';
+      out += std::to_string(pos.line);
+      if (pos.col > 0) {
+        out += ':';
+        out += std::to_string(pos.col);
+      }
     }
     out += ": ";
   }
