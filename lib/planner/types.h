@@ -37,6 +37,8 @@ struct Perf {
     prefetch_compute += o.prefetch_compute;
     return *this;
   }
+  // Field by field, bit for bit (no tolerance): "the same estimate".
+  friend bool operator==(const Perf&, const Perf&) = default;
 };
 
 // Bytes of device (HBM) and host (DDR) memory (torchrec's Storage).

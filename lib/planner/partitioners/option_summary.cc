@@ -5,11 +5,6 @@
 namespace shardplan {
 
 namespace {
-bool same_perf(const Perf& a, const Perf& b) {
-  return a.fwd_compute == b.fwd_compute && a.fwd_comms == b.fwd_comms &&
-         a.bwd_compute == b.bwd_compute && a.bwd_comms == b.bwd_comms &&
-         a.prefetch_compute == b.prefetch_compute;
-}
 // Writes into rank_of(s) the dense rank of key_of(s), descending (0 = largest).
 template <typename Key, typename Rank>
 void assign_dense_ranks(std::vector<OptionSummary>& all, Key key_of, Rank rank_of) {
@@ -41,7 +36,7 @@ OptionSummary OptionSummaries::summarise(const ShardingOption& option) const {
     const Storage storage = shard.storage.value_or(Storage{});
     // Negative storage would make "every prefix fits" differ from "the total fits".
     if (storage.hbm < 0 || storage.ddr < 0) s.perf_homogeneous = false;
-    if (!same_perf(shard.perf.value_or(Perf{}), s.shard_perf)) s.perf_homogeneous = false;
+    if (shard.perf.value_or(Perf{}) != s.shard_perf) s.perf_homogeneous = false;
     if (storage != s.shard_storage) s.storage_homogeneous = false;
     const int index = static_cast<int>(&shard - option.shards.data());
     if (s.storage_runs.empty() || s.storage_runs.back().storage != storage)

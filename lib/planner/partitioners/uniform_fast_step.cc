@@ -88,9 +88,7 @@ FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<c
   if (world == 0) return FastUniform::kNotApplicable;
   const Perf& first = devices[0].perf;
   for (const DeviceLoad& d : devices)
-    if (!(d.perf.fwd_compute == first.fwd_compute && d.perf.fwd_comms == first.fwd_comms &&
-          d.perf.bwd_compute == first.bwd_compute && d.perf.bwd_comms == first.bwd_comms &&
-          d.perf.prefetch_compute == first.prefetch_compute))
+    if (d.perf != first)
       return FastUniform::kNotApplicable;
   for (std::size_t i : scratch.uniform)
     if (static_cast<std::size_t>(brief[i]->num_shards) != world || !brief[i]->perf_homogeneous)

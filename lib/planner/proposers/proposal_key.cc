@@ -10,14 +10,6 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-bool same_perf(const std::optional<Perf>& a, const std::optional<Perf>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  if (!a) return true;
-  return a->fwd_compute == b->fwd_compute && a->fwd_comms == b->fwd_comms &&
-         a->bwd_compute == b->bwd_compute && a->bwd_comms == b->bwd_comms &&
-         a->prefetch_compute == b->prefetch_compute;
-}
-
 bool same_cache(const std::optional<CacheParams>& a, const std::optional<CacheParams>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a) return true;
@@ -36,7 +28,7 @@ bool same_option_content(const ShardingOption& a, const ShardingOption& b) {
     const Shard& x = a.shards[i];
     const Shard& y = b.shards[i];
     if (x.size != y.size || x.offset != y.offset || x.storage != y.storage || x.rank != y.rank ||
-        !same_perf(x.perf, y.perf))
+        x.perf != y.perf)
       return false;
   }
   return true;
