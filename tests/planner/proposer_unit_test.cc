@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "planner/proposers/greedy_proposer.h"
 #include "planner/proposers/grid_search_proposer.h"
 #include "planner/proposers/offload_scaleup_proposer.h"
@@ -61,7 +63,7 @@ TEST_CASE("grid search: product in itertools order, options sorted by max shard 
 TEST_CASE("grid search proposes nothing past max_proposals", "[planner][proposer]") {
   std::vector<ShardingOption> space;
   for (int t = 0; t < 3; ++t)
-    for (int k = 0; k < 10; ++k) space.push_back(option("t" + std::to_string(t), TW, kFused, {double(k)}, 1));
+    for (int k = 0; k < 10; ++k) space.push_back(option(fmt::format("t{}", t), TW, kFused, {double(k)}, 1));
   GridSearchProposer at_cap(1000);
   at_cap.load(space, nullptr);
   CHECK(at_cap.num_scheduled() == 1000);
