@@ -2,12 +2,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include <yaml-cpp/depthguard.h>
 
 #include "common/error.h"
+#include "config/json_tree.h"
 
 namespace shardplan {
 
@@ -65,70 +65,39 @@ void check_nesting(const std::string& file, std::string_view text) {
   }
 }
 
-// nlohmann's messages start "[json.exception.parse_error.101] parse error at line
-// 1, column 2: "; we print our own position, so keep only the explanation.
-std::string json_message(const std::string& what) {
-  std::string out = what;
-  auto bracket = out.find("] ");
-  if (bracket != std::string::npos) out = out.substr(bracket + 2);
-  auto colon = out.find(": ");
-  if (out.rfind("parse error", 0) == 0 && colon != std::string::npos) out = out.substr(colon + 2);
-  return out;
-}
-
-// A SAX consumer that builds nothing: the JSON pass only checks the syntax (the
-// YAML parser builds the tree), and it throws nlohmann's own parse errors.
-struct SyntaxOnly : nlohmann::json_sax<nlohmann::json> {
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
-    error_position = position;
-    error_message = e.what();
-    return false;
-  }
-  std::size_t error_position = 0;  // bytes read when the error was found
-  std::string error_message;
-};
-
 }  // namespace
 
-Document parse_document(const std::string& file, std::string_view text) {
+Document parse_document(const std::string& file, std::string_view text, Positions positions) {
   check_nesting(file, text);
+  Document doc{file, {}, true};
   if (is_json_file(file)) {
-    SyntaxOnly sax;
-    if (!nlohmann::json::sax_parse(text, &sax)) {
-      // error_position counts the bytes read, so the offending byte is at index position - 1.
-      std::size_t offset = sax.error_position > 0 ? sax.error_position - 1 : 0;
-      throw InputError(position_of(file, text, offset), "", "invalid JSON: " + json_message(sax.error_message));
+    std::optional<JsonSyntaxError> error;
+    if (positions == Positions::kOptional) {
+      error = build_json_tree(text, doc.root);
+      doc.has_positions = false;
+    } else {
+      error = check_json(text);
     }
+    if (error) throw InputError(position_of(file, text, error->offset), "", "invalid JSON: " + error->message);
   }
-  Document doc{file, {}};
-  try {
-    doc.root = YAML::Load(std::string(text));
-  } catch (const YAML::DeepRecursion& e) {
-    throw InputError(SourcePos{file, e.mark.line + 1, e.mark.column + 1}, "",
-                     "invalid YAML: nesting too deep (" + std::to_string(e.depth()) + " levels)");
-  } catch (const YAML::Exception& e) {
-    SourcePos pos{file, 0, 0};
-    if (!e.mark.is_null()) pos = SourcePos{file, e.mark.line + 1, e.mark.column + 1};
-    throw InputError(pos, "", std::string(is_json_file(file) ? "invalid JSON: " : "invalid YAML: ") + e.msg);
+  if (doc.has_positions) {
+    try {
+      doc.root = YAML::Load(std::string(text));
+    } catch (const YAML::DeepRecursion& e) {
+      throw InputError(SourcePos{file, e.mark.line + 1, e.mark.column + 1}, "",
+                       "invalid YAML: nesting too deep (" + std::to_string(e.depth()) + " levels)");
+    } catch (const YAML::Exception& e) {
+      SourcePos pos{file, 0, 0};
+      if (!e.mark.is_null()) pos = SourcePos{file, e.mark.line + 1, e.mark.column + 1};
+      throw InputError(pos, "", std::string(is_json_file(file) ? "invalid JSON: " : "invalid YAML: ") + e.msg);
+    }
   }
   if (!doc.root.IsDefined() || doc.root.IsNull())
     throw InputError(SourcePos{file, 0, 0}, "", "the file is empty; expected a mapping of keys");
   return doc;
 }
 
-Document read_document(const std::string& path) {
+Document read_document(const std::string& path, Positions positions) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected an input file");
@@ -137,7 +106,7 @@ Document read_document(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw InputError(SourcePos{path, 0, 0}, "", "cannot read the file");
-  return parse_document(path, buffer.str());
+  return parse_document(path, buffer.str(), positions);
 }
 
 }  // namespace shardplan

@@ -67,13 +67,24 @@ InputKind validate_document(const Document& doc, std::optional<InputKind> forced
 
 namespace {
 // Reads one file with `read` and throws every problem found, or returns the value.
+// A JSON file is first read without source positions (fast); only when that
+// finds a problem is it read again with them, so messages keep file:line:col.
 template <typename Read>
 auto load_with(const std::string& path, Read read) {
-  Document doc = read_document(path);
-  NodeReader r(doc.file);
-  auto value = read(doc, r);
-  r.throw_if_any();
-  return value;
+  auto read_all = [&](const Document& doc) {
+    NodeReader r(doc.file);
+    auto value = read(doc, r);
+    r.throw_if_any();
+    return value;
+  };
+  const Document fast = read_document(path, Positions::kOptional);
+  if (fast.has_positions) return read_all(fast);
+  try {
+    return read_all(fast);
+  } catch (const InputError&) {
+    // Same problems, now with their positions.
+  }
+  return read_all(read_document(path, Positions::kNeeded));
 }
 }  // namespace
 

@@ -109,8 +109,16 @@ void NodeReader::check_keys(const YAML::Node& map, const std::string& path, cons
 
 YAML::Node NodeReader::field(const YAML::Node& map, const std::string& path, std::string_view key, bool required) {
   if (map.IsMap()) {
-    for (auto it = map.begin(); it != map.end(); ++it)
-      if (it->first.IsScalar() && it->first.Scalar() == key) return it->second;
+    if (!index_.map || !index_.map->is(map)) {
+      // emplace, not assignment: assigning one YAML::Node to another rewrites the
+      // node it referred to.
+      index_.map.emplace(map);
+      index_.entries.clear();
+      for (auto it = map.begin(); it != map.end(); ++it)
+        if (it->first.IsScalar()) index_.entries.emplace_back(it->first.Scalar(), it->second);
+    }
+    for (const auto& [name, value] : index_.entries)
+      if (name == key) return value;  // the first of duplicate keys, as a scan finds
   }
   if (required) report(map, path, "missing required key '" + std::string(key) + "'");
   return YAML::Node(YAML::NodeType::Undefined);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -93,6 +94,14 @@ class NodeReader {
  private:
   std::string file_;
   std::vector<Diagnostic> diagnostics_;
+  // The scalar keys of the mapping field() read last: a table or constraint has a
+  // dozen optional fields, and walking yaml-cpp's iterators once per field cost
+  // more than the rest of reading the model.
+  struct MapIndex {
+    std::optional<YAML::Node> map;
+    std::vector<std::pair<std::string, YAML::Node>> entries;
+  };
+  MapIndex index_;
 };
 
 }  // namespace shardplan
