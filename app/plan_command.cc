@@ -1,4 +1,6 @@
 // `shardplan plan`: the main job. Plans the model, prints EmbeddingStats, writes the plan.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
 
@@ -7,6 +9,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/phase_times.h"
+#include "common/stream_write.h"
 #include "input_options.h"
 #include "output.h"
 #include "output/plan_json.h"
@@ -52,10 +55,8 @@ int run(const PlanOptions& options) {
   phases.restart();
   if (options.stats != "none" && !run.enumeration_error) {
     StatsReport report = stats_report_of(run, input);
-    if (options.stats == "text")
-      std::cerr << render_stats_text(report);
-    else
-      std::cerr << render_stats_json(report).dump(2) << "\n";
+    write_whole(STDERR_FILENO,
+                options.stats == "text" ? render_stats_text(report) : render_stats_json(report).dump(2) + "\n");
     phases.mark("statistics");
   }
   if (!run.ok()) {
