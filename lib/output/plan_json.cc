@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "output/json_object.h"
 #include "output/options_json.h"
 #include "planner/rank_load.h"
 
@@ -35,13 +36,12 @@ nlohmann::ordered_json cache_params_json(const std::optional<CacheParams>& cp) {
 }
 
 nlohmann::ordered_json perf_json(const Perf& p) {
-  return nlohmann::ordered_json{{"fwd_compute", p.fwd_compute},   {"fwd_comms", p.fwd_comms},
-                                {"bwd_compute", p.bwd_compute},   {"bwd_comms", p.bwd_comms},
-                                {"prefetch_compute", p.prefetch_compute}, {"total", p.total()}};
+  return json_object("fwd_compute", p.fwd_compute, "fwd_comms", p.fwd_comms, "bwd_compute", p.bwd_compute,
+                     "bwd_comms", p.bwd_comms, "prefetch_compute", p.prefetch_compute, "total", p.total());
 }
 
 nlohmann::ordered_json storage_json(const Storage& s) {
-  return nlohmann::ordered_json{{"hbm", s.hbm}, {"ddr", s.ddr}};
+  return json_object("hbm", s.hbm, "ddr", s.ddr);
 }
 
 }  // namespace
@@ -62,38 +62,32 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
 
   nlohmann::ordered_json plan = nlohmann::ordered_json::object();
   for (const auto& option : *in.plan) {
-    nlohmann::ordered_json table;
-    table["sharding_type"] = std::string(to_string(option.sharding_type));
-    table["compute_kernel"] = std::string(to_string(option.compute_kernel));
     std::vector<int> ranks;
     for (const auto& s : option.shards) ranks.push_back(s.rank.value_or(-1));
-    table["ranks"] = ranks;
-    table["cache_params"] = cache_params_json(option.cache_params);
-    table["enforce_hbm"] = optional_json(option.enforce_hbm);
-    table["stochastic_rounding"] = optional_json(option.stochastic_rounding);
-    table["bounds_check_mode"] =
-        option.bounds_check_mode
-            ? nlohmann::ordered_json(std::string(to_string(*option.bounds_check_mode)))
-            : nlohmann::ordered_json(nullptr);
-    table["output_dtype"] = option.output_dtype
-                                ? nlohmann::ordered_json(std::string(to_string(*option.output_dtype)))
-                                : nlohmann::ordered_json(nullptr);
-    table["total_storage"] = storage_json(option.total_storage());
-    table["total_perf"] = option.total_perf();
     nlohmann::ordered_json shards = nlohmann::ordered_json::array();
     for (const auto& s : option.shards) {
-      nlohmann::ordered_json sj;
-      int rank = s.rank.value_or(-1);
-      sj["rank"] = rank;
-      sj["placement"] = placement_string(topo.compute_device, rank, topo.local_world_size);
-      sj["offsets"] = s.offset;
-      sj["sizes"] = s.size;
-      sj["perf"] = perf_json(s.perf.value_or(Perf{}));
-      sj["storage"] = storage_json(s.storage.value_or(Storage{}));
-      shards.push_back(std::move(sj));
+      const int rank = s.rank.value_or(-1);
+      shards.push_back(json_object("rank", rank, "placement",
+                                   placement_string(topo.compute_device, rank, topo.local_world_size), "offsets",
+                                   s.offset, "sizes", s.size, "perf", perf_json(s.perf.value_or(Perf{})), "storage",
+                                   storage_json(s.storage.value_or(Storage{}))));
     }
-    table["shards"] = std::move(shards);
-    plan[option.path][option.name] = std::move(table);
+    auto name_json = [](const auto& value) {
+      return value ? nlohmann::ordered_json(std::string(to_string(*value))) : nlohmann::ordered_json(nullptr);
+    };
+    nlohmann::ordered_json table = json_object(
+        "sharding_type", std::string(to_string(option.sharding_type)), "compute_kernel",
+        std::string(to_string(option.compute_kernel)), "ranks", std::move(ranks), "cache_params",
+        cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm),
+        "stochastic_rounding", optional_json(option.stochastic_rounding), "bounds_check_mode",
+        name_json(option.bounds_check_mode), "output_dtype", name_json(option.output_dtype), "total_storage",
+        storage_json(option.total_storage()), "total_perf", option.total_perf(), "shards", std::move(shards));
+    // Table names are unique in a model (the loader checks), so a table is
+    // appended to its module without plan[path][name]'s search over the module's
+    // tables, which made a 1000-table plan quadratic.
+    auto& tables = plan[option.path];
+    if (tables.is_null()) tables = nlohmann::ordered_json::object();
+    tables.get_ref<nlohmann::ordered_json::object_t&>().emplace_back(option.name, std::move(table));
   }
   j["plan"] = std::move(plan);
 
@@ -103,10 +97,8 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   double max_perf = 0;
   std::int64_t max_hbm = 0;
   for (const auto& r : totals) {
-    per_rank.push_back(nlohmann::ordered_json{{"hbm", r.storage.hbm},
-                                              {"ddr", r.storage.ddr},
-                                              {"perf", perf_json(r.perf)},
-                                              {"num_shards", r.num_shards}});
+    per_rank.push_back(json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf),
+                                   "num_shards", r.num_shards));
     used += r.storage;
     max_perf = std::max(max_perf, r.perf.total());
     max_hbm = std::max(max_hbm, r.storage.hbm);
