@@ -54,22 +54,23 @@ constexpr std::size_t kMaxPatchedOptions = 16;
 // proposals of a proposer mostly differ in one table, so the previous proposal's
 // sorted keys are patched (one erase and one insert per changed option) instead
 // of sorting thousands of keys again; unique keys make both ways the same order.
-void sort_by_unique_keys(const std::vector<const OptionBrief*>& brief, SortBy sort_by, Workspace& ws) {
+// The key of option i in the placement order: dense rank of its sort total, then
+// its proposal index (kUniformKey for uniform options, which are placed first).
+std::uint64_t sort_key(const OptionBrief& b, SortBy sort_by, std::size_t i) {
+  const int rank = sort_by == SortBy::kStorage ? b.storage_rank : b.perf_rank;
+  return b.partition_by == PartitionBy::kUniform ? kUniformKey
+                                                 : static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(i);
+}
+
+// The placement order from the unique keys in ws.new_key_of (`changed` of them
+// differ from the last ranked proposal's): the order torchrec's stable sort
+// gives. Consecutive proposals of a proposer mostly differ in one table, so the
+// previous proposal's sorted keys are patched (one erase and one insert per
+// changed option) instead of sorting thousands of keys again; unique keys make
+// both ways the same order.
+void sort_by_unique_keys(std::size_t changed, Workspace& ws) {
   std::vector<std::uint64_t>& key_of = ws.new_key_of;
-  key_of.resize(brief.size());
-  for (std::size_t i = 0; i < brief.size(); ++i) {
-    const OptionBrief& b = *brief[i];
-    const int rank = sort_by == SortBy::kStorage ? b.storage_rank : b.perf_rank;
-    key_of[i] = b.partition_by == PartitionBy::kUniform
-                    ? kUniformKey
-                    : static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(i);
-  }
   std::vector<std::uint64_t>& keys = ws.keys;
-  std::size_t changed = 0;
-  if (ws.key_of.size() == key_of.size()) {
-    for (std::size_t i = 0; i < key_of.size() && changed <= kMaxPatchedOptions; ++i)
-      changed += ws.key_of[i] != key_of[i] ? 1 : 0;
-  }
   if (ws.key_of.size() == key_of.size() && changed <= kMaxPatchedOptions) {
     for (std::size_t i = 0; i < key_of.size(); ++i) {
       if (ws.key_of[i] == key_of[i]) continue;
@@ -133,6 +134,13 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   order.clear();
   bool all_paths_known = true;
   Storage proposal_storage;
+  // The sort keys and the "every option ranked" test ride along in this pass
+  // (see sort_by_unique_keys); they are only used if the proposal gets that far.
+  bool ranked = !balance_modules_;
+  std::vector<std::uint64_t>& key_of = ws.new_key_of;
+  key_of.resize(proposal.size());
+  const bool same_size = ws.key_of.size() == proposal.size();
+  std::size_t changed = same_size ? 0 : proposal.size();
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     const std::ptrdiff_t index = summaries_.index_of(proposal[i]);
     if (index >= 0) {
@@ -146,10 +154,14 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
     }
     all_paths_known = all_paths_known && brief[i]->path_id >= 0;
     proposal_storage += brief[i]->total_storage;
-    if (brief[i]->partition_by == PartitionBy::kUniform)
+    if (brief[i]->partition_by == PartitionBy::kUniform) {
       ws.uniform.uniform.push_back(i);
-    else
+    } else {
       order.push_back(static_cast<int>(i));
+      ranked = ranked && (sort_by_ == SortBy::kStorage ? brief[i]->storage_rank : brief[i]->perf_rank) >= 0;
+    }
+    key_of[i] = sort_key(*brief[i], sort_by_, i);
+    if (same_size) changed += ws.key_of[i] != key_of[i] ? 1 : 0;
   }
 
   // More storage than all devices together: no placement exists, so torchrec's
@@ -188,27 +200,28 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   // EmbeddingTower modules, which the config cannot express, so every group is
   // one option. param_count: how many options of the proposal (uniform ones too)
   // share the option's module path.
+  // Counted on first use: only messages, host-level steps and balance_modules
+  // need it.
   std::map<std::string, int> options_per_foreign_path;
-  if (all_paths_known) {
-    ws.per_path.assign(static_cast<std::size_t>(summaries_.path_count()), 0);
-    for (const OptionBrief* b : brief) ++ws.per_path[static_cast<std::size_t>(b->path_id)];
-  } else {
-    for (const ShardingOption* option : proposal) ++options_per_foreign_path[option->path];
-  }
+  bool counted = false;
   auto param_count = [&](std::size_t i) {
+    if (!counted) {
+      counted = true;
+      if (all_paths_known) {
+        ws.per_path.assign(static_cast<std::size_t>(summaries_.path_count()), 0);
+        for (const OptionBrief* b : brief) ++ws.per_path[static_cast<std::size_t>(b->path_id)];
+      } else {
+        for (const ShardingOption* option : proposal) ++options_per_foreign_path[option->path];
+      }
+    }
     return all_paths_known ? ws.per_path[static_cast<std::size_t>(brief[i]->path_id)]
                            : options_per_foreign_path[proposal[i]->path];
   };
   // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
   // descending, and Python's sort stays stable under reverse, so ties keep
   // proposal order (hence stable_sort on "key greater").
-  bool ranked = !balance_modules_;
-  for (int index : order) {
-    const OptionBrief& b = *brief[static_cast<std::size_t>(index)];
-    ranked = ranked && (sort_by_ == SortBy::kStorage ? b.storage_rank : b.perf_rank) >= 0;
-  }
   if (ranked) {
-    sort_by_unique_keys(brief, sort_by_, ws);
+    sort_by_unique_keys(changed, ws);
   } else {
     std::vector<int> counts(proposal.size());
     for (std::size_t i = 0; i < proposal.size(); ++i) counts[i] = param_count(i);
