@@ -7,24 +7,16 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "common/atomic_write.h"
 #include "common/error.h"
 #include "config/config_test_util.h"
+#include "support/run_binary.h"
 
 using namespace shardplan;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 fs::path fresh_dir(const std::string& name) {
   fs::path dir = fs::path(testing::scratch_prefix()) / name;
@@ -40,7 +32,7 @@ TEST_CASE("output: a regular file is replaced and no temporary file is left", "[
   const fs::path file = dir / "plan.json";
   write_file_atomically(file.string(), "old");
   write_file_atomically(file.string(), "new content");
-  CHECK(read_all(file) == "new content");
+  CHECK(testing::slurp(file.string()) == "new content");
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
 }
 
@@ -70,7 +62,7 @@ TEST_CASE("output: a symlink to a file keeps being a symlink", "[output]") {
   fs::create_symlink(target, link);
   write_file_atomically(link.string(), "after");
   CHECK(fs::is_symlink(fs::symlink_status(link)));
-  CHECK(read_all(target) == "after");
+  CHECK(testing::slurp(target.string()) == "after");
 }
 
 TEST_CASE("output: a directory is refused with a clear message", "[output]") {
