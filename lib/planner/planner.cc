@@ -23,6 +23,53 @@ struct CachedVerdict {
   std::optional<double> perf_rating;
 };
 
+// A proposal's verdict, evaluated away from the loop.
+struct Evaluated {
+  Proposal proposal;
+  PartitionOutcome outcome;
+  double rating = 0;
+};
+
+// One proposal of a walk ahead: its key and verdict, and its placement when the
+// rating was below every earlier rating of the walk (no other can be chosen).
+struct WalkedStep {
+  ProposalKey key;
+  bool ok = false;
+  double rating = 0;
+  bool kept_placement = false;
+  Placement placement;
+};
+
+// A copy of a proposer and what it proposed, step by step.
+struct WalkedAhead {
+  std::unique_ptr<Proposer> proposer;
+  std::vector<WalkedStep> steps;
+};
+
+// Runs walk.proposer to its end, evaluating and feeding back every proposal.
+template <typename Evaluate>
+void walk_ahead(WalkedAhead& walk, ProposalKeyer& keyer, const Evaluate& evaluate, const Topology& constraint) {
+  Proposer& proposer = *walk.proposer;
+  double best = std::numeric_limits<double>::infinity();
+  for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
+    Evaluated evaluated;
+    evaluate(*proposal, evaluated);
+    WalkedStep& step = walk.steps.emplace_back();
+    step.key = keyer.key(*proposal);
+    step.ok = evaluated.outcome.ok;
+    step.rating = evaluated.rating;
+    if (step.ok && step.rating < best) {
+      best = step.rating;
+      step.kept_placement = true;
+      step.placement = std::move(evaluated.outcome.placement);
+    }
+    if (step.ok)
+      proposer.feedback({true, &*proposal, step.rating, &constraint});
+    else
+      proposer.feedback({false, &*proposal, std::nullopt, &constraint});
+  }
+}
+
 // Total storage of a proposal, with per-option totals precomputed for the search space.
 class StorageTotals {
  public:
@@ -149,11 +196,6 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   // proposer will surely make next are evaluated ahead on all threads; the loop
   // below still counts, caches, keeps the best and gives feedback one proposal at
   // a time in proposal order, so the result does not depend on the thread count.
-  struct Evaluated {
-    Proposal proposal;
-    PartitionOutcome outcome;
-    double rating = 0;
-  };
   auto evaluate = [&](const Proposal& proposal, Evaluated& out) {
     out.outcome = partitioner_.partition(proposal, constraint, FailureDetail::kVerdictOnly);
     if (out.outcome.ok)
@@ -161,8 +203,9 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     else
       out.outcome.placement = {};  // only the message of a failure is read
   };
-  // Threads pay off only for big proposals (estimated as tables x mean shards per
-  // option): for small ones starting threads costs more than evaluating.
+  // Threads pay off per proposal only for big proposals (estimated as tables x
+  // mean shards per option): for small ones handing out proposals costs more
+  // than evaluating them.
   std::size_t total_shards = 0;
   for (const auto& option : search_space) total_shards += option.shards.size();
   const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
@@ -184,27 +227,41 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     for (std::size_t i = 0; i < todo.size(); ++i) ahead.emplace(keys[i], std::move(todo[i]));
   };
 
-  for (auto& proposer : proposers_) {
+  // torchrec's loop over one proposer. `walked`, when given, holds the verdicts
+  // of a copy of this proposer walked ahead on another thread (see below).
+  auto run_proposer = [&](Proposer& proposer, WalkedAhead* walked) {
     ahead.clear();
+    std::size_t step = 0;
     // torchrec's `while proposal:` also stops on an empty proposal.
-    for (auto proposal = proposer->propose(); proposal && !proposal->empty(); proposal = proposer->propose()) {
+    for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose(), ++step) {
       ProposalKey key = keyer.key(*proposal);
       if (auto it = cache.find(key); it != cache.end()) {
-        proposer->feedback({it->second.partitionable, &*proposal, it->second.perf_rating, &constraint});
+        proposer.feedback({it->second.partitionable, &*proposal, it->second.perf_rating, &constraint});
         continue;
       }
       ++result.num_proposals;
       Evaluated evaluated;
-      auto found = ahead.find(key);
-      if (found == ahead.end() && threads > 1) {
-        evaluate_ahead(*proposer);
-        found = ahead.find(key);
-      }
-      if (found != ahead.end() && found->second.proposal == *proposal) {
-        evaluated = std::move(found->second);
-        ahead.erase(found);
+      if (walked && step < walked->steps.size() && walked->steps[step].key == key) {
+        WalkedStep& done = walked->steps[step];
+        evaluated.outcome.ok = done.ok;
+        evaluated.rating = done.rating;
+        evaluated.outcome.placement = std::move(done.placement);
+        // A walk keeps the placement of each rating below all its earlier ones;
+        // every earlier rating of the walk has been seen here already, so only
+        // such a rating can beat the best. Re-evaluating is a safety net.
+        if (done.ok && done.rating < best_rating && !done.kept_placement) evaluate(*proposal, evaluated);
       } else {
-        evaluate(*proposal, evaluated);
+        auto found = ahead.find(key);
+        if (found == ahead.end() && threads > 1) {
+          evaluate_ahead(proposer);
+          found = ahead.find(key);
+        }
+        if (found != ahead.end() && found->second.proposal == *proposal) {
+          evaluated = std::move(found->second);
+          ahead.erase(found);
+        } else {
+          evaluate(*proposal, evaluated);
+        }
       }
       PartitionOutcome& outcome = evaluated.outcome;
       if (outcome.ok) {
@@ -217,16 +274,55 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
           best_placement = std::move(outcome.placement);
         }
         cache.emplace(key, CachedVerdict{true, rating});
-        proposer->feedback({true, &*proposal, rating, &constraint});
+        proposer.feedback({true, &*proposal, rating, &constraint});
       } else {
         last_failed = *proposal;
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
         Storage current = storage_totals.of(*proposal);
         if (current < lowest) lowest = current;
         cache.emplace(key, CachedVerdict{false, std::nullopt});
-        proposer->feedback({false, &*proposal, std::nullopt, &constraint});
+        proposer.feedback({false, &*proposal, std::nullopt, &constraint});
       }
     }
+  };
+
+  // Small proposals: the proposers after the first one that can be copied are
+  // walked ahead by copies on a second thread while this thread runs the
+  // proposers up to that first one (torchrec's defaults: greedy here, greedy_sum
+  // there). A walk evaluates every proposal of its proposer, even those the cache
+  // will answer, and feeds back its own verdicts, which equal the loop's, so the
+  // copy proposes exactly what the proposer will. The loop then runs those
+  // proposers in order taking verdicts from the walks: counts, cache, feedback
+  // and the chosen plan are the serial ones, for any thread count.
+  std::vector<WalkedAhead> walks(proposers_.size());
+  std::size_t first_walked = proposers_.size();
+  if (threads == 1 && planner_threads() > 1) {
+    bool first_copyable_seen = false;
+    for (std::size_t k = 0; k < proposers_.size(); ++k) {
+      std::unique_ptr<Proposer> copy = proposers_[k]->clone();
+      if (!copy) continue;
+      if (!first_copyable_seen) {
+        first_copyable_seen = true;
+        continue;
+      }
+      walks[k].proposer = std::move(copy);
+      first_walked = std::min(first_walked, k);
+    }
+  }
+  if (first_walked < proposers_.size()) {
+    parallel_for(2, 2, [&](std::size_t task) {
+      if (task == 0) {
+        for (std::size_t k = 0; k < first_walked; ++k) run_proposer(*proposers_[k], nullptr);
+      } else {
+        ProposalKeyer walk_keyer(search_space);
+        for (auto& walk : walks)
+          if (walk.proposer) walk_ahead(walk, walk_keyer, evaluate, constraint);
+      }
+    });
+    for (std::size_t k = first_walked; k < proposers_.size(); ++k)
+      run_proposer(*proposers_[k], walks[k].proposer ? &walks[k] : nullptr);
+  } else {
+    for (auto& proposer : proposers_) run_proposer(*proposer, nullptr);
   }
 
   result.phases.mark(fmt::format("proposal loop ({} proposals, {} threads)", result.num_proposals, threads));

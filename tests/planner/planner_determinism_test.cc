@@ -1,8 +1,9 @@
 // The plan must not depend on the thread count: tables enumerated on several
 // threads are joined in table order, proposals evaluated ahead on several
-// threads are merged in proposal order. Runs a mid-size scale case with
-// one thread and with four and compares the plan files byte for byte, plus the
-// counts the plan file does not carry.
+// threads are merged in proposal order, and proposers walked ahead by copies on
+// another thread are replayed in order. Runs mid-size scale cases with one
+// thread and with four, both ways of using threads, and compares the plan files
+// byte for byte, plus the counts the plan file does not carry.
 #include <catch2/catch.hpp>
 #include <filesystem>
 
@@ -21,10 +22,15 @@ struct Planned {
   int num_plans = 0;
 };
 
-Planned plan_with_threads(const PlanningInput& input, int threads) {
+// How extra threads are used. kPerProposal: proposals (and tables) handed out
+// one by one even when small; kWalkAhead: the default for small proposals, later
+// proposers walked ahead by copies on a second thread.
+enum class Use { kPerProposal, kWalkAhead };
+
+Planned plan_with_threads(const PlanningInput& input, int threads, Use use) {
   const std::size_t saved_min_shards = planner_parallel_min_shards();
   set_planner_threads(threads);
-  set_planner_parallel_min_shards(0);  // threads even for this small enumeration and these proposals
+  if (use == Use::kPerProposal) set_planner_parallel_min_shards(0);
   PlanRun run = run_plan(input);
   set_planner_threads(0);
   set_planner_parallel_min_shards(saved_min_shards);
@@ -52,14 +58,23 @@ TEST_CASE("the plan is byte-identical for any thread count", "[determinism]") {
       continue;
     }
     const PlanningInput input = load_case(path);
-    const Planned serial = plan_with_threads(input, 1);
-    const Planned parallel = plan_with_threads(input, 4);
-    INFO("case " << name);
-    CHECK(serial.num_proposals > 0);
-    CHECK(parallel.num_proposals == serial.num_proposals);
-    CHECK(parallel.num_plans == serial.num_plans);
-    CHECK(parallel.file.size() == serial.file.size());
-    CHECK(parallel.file == serial.file);
+    // With a greedy threshold the proposers stop on the verdicts, so the walks
+    // must stop exactly where the loop does.
+    PlanningInput stopping = input;
+    stopping.planner.greedy_threshold = 3;
+    for (const PlanningInput* in : std::initializer_list<const PlanningInput*>{&input, &stopping}) {
+      const Planned serial = plan_with_threads(*in, 1, Use::kWalkAhead);
+      for (Use use : {Use::kPerProposal, Use::kWalkAhead}) {
+        const Planned parallel = plan_with_threads(*in, 4, use);
+        INFO("case " << name << (in == &stopping ? " with greedy threshold 3" : "")
+                     << (use == Use::kWalkAhead ? ", walked ahead" : ", per proposal"));
+        CHECK(serial.num_proposals > 0);
+        CHECK(parallel.num_proposals == serial.num_proposals);
+        CHECK(parallel.num_plans == serial.num_plans);
+        CHECK(parallel.file.size() == serial.file.size());
+        CHECK(parallel.file == serial.file);
+      }
+    }
   }
 }
 

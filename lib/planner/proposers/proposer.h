@@ -44,6 +44,10 @@ class Proposer {
   // when the verdicts do not change the sequence, only possibly end it early; the
   // planner evaluates them ahead, in parallel. Empty when the proposer cannot tell.
   virtual std::vector<Proposal> lookahead(std::size_t /*n*/) const { return {}; }
+  // An independent copy in the current state, which given the same verdicts
+  // proposes exactly what this one will (its proposals may point into the same
+  // search space). nullptr when the proposer cannot be copied.
+  virtual std::unique_ptr<Proposer> clone() const { return nullptr; }
 };
 
 // Knobs of the proposers that the config format does not expose yet.
