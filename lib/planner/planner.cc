@@ -167,21 +167,37 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   // torchrec returns an empty plan when nothing is shardable.
   if (search_space.empty()) return result;
 
+  std::size_t total_shards = 0;
+  for (const auto& option : search_space) total_shards += option.shards.size();
+  const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
+
+  // Loading only reads the search space and each proposer keeps its own state,
+  // so the proposers load, and the partitioner and perf model prepare, side by
+  // side when the model is big enough to pay for it (the rule enumeration uses).
+  // torchrec stops at the first proposer that fails to load: its error is the
+  // one reported, whatever the thread count.
   const OptionEstimator* estimator = estimator_ ? &estimator_ : nullptr;
-  for (auto& proposer : proposers_) {
-    if (auto error = proposer->load(search_space, estimator)) {
-      PlanFailure f;
-      f.stage = "proposer";
-      f.message = *error;
-      result.failure = std::move(f);
-      return result;
-    }
+  std::vector<std::optional<std::string>> load_errors(proposers_.size());
+  const bool big_model = num_tables >= 64 || total_shards >= planner_parallel_min_shards();
+  parallel_for(proposers_.size() + 2, big_model ? planner_threads() : 1, [&](std::size_t task) {
+    if (task < proposers_.size())
+      load_errors[task] = proposers_[task]->load(search_space, estimator);
+    else if (task == proposers_.size())
+      perf_model_.prepare(search_space);
+    else
+      partitioner_.prepare(search_space);
+  });
+  for (auto& error : load_errors) {
+    if (!error) continue;
+    PlanFailure f;
+    f.stage = "proposer";
+    f.message = *error;
+    result.failure = std::move(f);
+    return result;
   }
 
   ProposalKeyer keyer(search_space);
   StorageTotals storage_totals(search_space);
-  perf_model_.prepare(search_space);
-  partitioner_.prepare(search_space);
   std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
   Storage lowest{kMaxSize, kMaxSize};
   double best_rating = static_cast<double>(kMaxSize);
@@ -206,9 +222,6 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   // Threads pay off per proposal only for big proposals (estimated as tables x
   // mean shards per option): for small ones handing out proposals costs more
   // than evaluating them.
-  std::size_t total_shards = 0;
-  for (const auto& option : search_space) total_shards += option.shards.size();
-  const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
   const std::size_t shards_per_proposal = total_shards * num_tables / search_space.size();
   const int threads = shards_per_proposal >= planner_parallel_min_shards() ? planner_threads() : 1;
   // Enough work per thread start; each evaluated plan holds its placement until used.
