@@ -14,6 +14,7 @@ namespace shardplan {
 namespace {
 std::atomic<int> g_threads{0};
 std::atomic<std::size_t> g_min_shards{20'000};
+std::atomic<std::size_t> g_walk_max_shards{400'000};
 
 // Worker threads kept for the whole process: the planner hands out tens of
 // thousands of small batches, and starting threads per batch cost more than
@@ -111,6 +112,9 @@ void set_planner_threads(int threads) { g_threads = std::max(threads, 0); }
 
 void set_planner_parallel_min_shards(std::size_t shards) { g_min_shards = shards; }
 std::size_t planner_parallel_min_shards() { return g_min_shards; }
+
+void set_planner_walk_max_shards(std::size_t shards) { g_walk_max_shards = shards; }
+std::size_t planner_walk_max_shards() { return g_walk_max_shards; }
 
 int planner_threads() {
   const int set = g_threads;

@@ -223,7 +223,26 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   // mean shards per option): for small ones handing out proposals costs more
   // than evaluating them.
   const std::size_t shards_per_proposal = total_shards * num_tables / search_space.size();
-  const int threads = shards_per_proposal >= planner_parallel_min_shards() ? planner_threads() : 1;
+  // Which of the two ways to use a second thread (below) is decided here: walking
+  // proposers ahead unless proposals are too big for it, else evaluating single
+  // proposals ahead when they are big enough.
+  std::vector<WalkedAhead> walks(proposers_.size());
+  std::size_t first_walked = proposers_.size();
+  if (planner_threads() > 1 && shards_per_proposal < planner_walk_max_shards()) {
+    bool first_copyable_seen = false;
+    for (std::size_t k = 0; k < proposers_.size(); ++k) {
+      std::unique_ptr<Proposer> copy = proposers_[k]->clone();
+      if (!copy) continue;
+      if (!first_copyable_seen) {
+        first_copyable_seen = true;
+        continue;
+      }
+      walks[k].proposer = std::move(copy);
+      first_walked = std::min(first_walked, k);
+    }
+  }
+  const bool walking = first_walked < proposers_.size();
+  const int threads = !walking && shards_per_proposal >= planner_parallel_min_shards() ? planner_threads() : 1;
   // Enough work per thread start; each evaluated plan holds its placement until used.
   const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads, 1));
   std::unordered_map<ProposalKey, Evaluated, ProposalKeyHash> ahead;
@@ -299,30 +318,15 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     }
   };
 
-  // Small proposals: the proposers after the first one that can be copied are
-  // walked ahead by copies on a second thread while this thread runs the
-  // proposers up to that first one (torchrec's defaults: greedy here, greedy_sum
-  // there). A walk evaluates every proposal of its proposer, even those the cache
-  // will answer, and feeds back its own verdicts, which equal the loop's, so the
-  // copy proposes exactly what the proposer will. The loop then runs those
-  // proposers in order taking verdicts from the walks: counts, cache, feedback
-  // and the chosen plan are the serial ones, for any thread count.
-  std::vector<WalkedAhead> walks(proposers_.size());
-  std::size_t first_walked = proposers_.size();
-  if (threads == 1 && planner_threads() > 1) {
-    bool first_copyable_seen = false;
-    for (std::size_t k = 0; k < proposers_.size(); ++k) {
-      std::unique_ptr<Proposer> copy = proposers_[k]->clone();
-      if (!copy) continue;
-      if (!first_copyable_seen) {
-        first_copyable_seen = true;
-        continue;
-      }
-      walks[k].proposer = std::move(copy);
-      first_walked = std::min(first_walked, k);
-    }
-  }
-  if (first_walked < proposers_.size()) {
+  // Walking ahead: the proposers after the first one that can be copied are
+  // walked by copies on a second thread while this thread runs the proposers up
+  // to that first one (torchrec's defaults: greedy here, greedy_sum there). A walk
+  // evaluates every proposal of its proposer, even those the cache will answer,
+  // and feeds back its own verdicts, which equal the loop's, so the copy proposes
+  // exactly what the proposer will. The loop then runs those proposers in order
+  // taking verdicts from the walks: counts, cache, feedback and the chosen plan
+  // are the serial ones, for any thread count.
+  if (walking) {
     parallel_for(2, 2, [&](std::size_t task) {
       if (task == 0) {
         for (std::size_t k = 0; k < first_walked; ++k) run_proposer(*proposers_[k], nullptr);

@@ -23,17 +23,22 @@ struct Planned {
 };
 
 // How extra threads are used. kPerProposal: proposals (and tables) handed out
-// one by one even when small; kWalkAhead: the default for small proposals, later
-// proposers walked ahead by copies on a second thread.
+// one by one even when small; kWalkAhead: the default below 400 000 shards a
+// proposal, later proposers walked ahead by copies on a second thread.
 enum class Use { kPerProposal, kWalkAhead };
 
 Planned plan_with_threads(const PlanningInput& input, int threads, Use use) {
   const std::size_t saved_min_shards = planner_parallel_min_shards();
+  const std::size_t saved_walk_max = planner_walk_max_shards();
   set_planner_threads(threads);
-  if (use == Use::kPerProposal) set_planner_parallel_min_shards(0);
+  if (use == Use::kPerProposal) {
+    set_planner_parallel_min_shards(0);
+    set_planner_walk_max_shards(0);
+  }
   PlanRun run = run_plan(input);
   set_planner_threads(0);
   set_planner_parallel_min_shards(saved_min_shards);
+  set_planner_walk_max_shards(saved_walk_max);
   Planned out{"", run.result.num_proposals, run.result.num_plans};
   if (!run.ok()) {
     out.file = explain_failure(run);
