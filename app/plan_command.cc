@@ -12,10 +12,9 @@
 #include "common/stream_write.h"
 #include "input_options.h"
 #include "output.h"
-#include "output/plan_json.h"
+#include "output/run_outputs.h"
 #include "planner/parallel.h"
 #include "planner/run.h"
-#include "planner/stats.h"
 #include "planner_overrides.h"
 
 namespace shardplan::app {
@@ -53,20 +52,19 @@ int run(const PlanOptions& options) {
   PlanRun run = run_plan(input);
   phases.append(run.phases);
   phases.restart();
-  if (options.stats != "none" && !run.enumeration_error) {
-    StatsReport report = stats_report_of(run, input);
-    write_whole(STDERR_FILENO,
-                options.stats == "text" ? render_stats_text(report) : render_stats_json(report).dump(2) + "\n");
-    phases.mark("statistics");
-  }
+  const StatsFormat stats_format = options.stats == "text"   ? StatsFormat::kText
+                                   : options.stats == "json" ? StatsFormat::kJson
+                                                             : StatsFormat::kNone;
+  RunOutputs outputs = render_run_outputs(run, input, stats_format);
+  phases.mark("render the statistics and the plan");
+  if (!outputs.stats.empty()) write_whole(STDERR_FILENO, outputs.stats);
   if (!run.ok()) {
     std::cerr << "error: " << explain_failure(run);
     if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
-  std::string text = plan_file_text(run, input.model.name);
-  write_output(options.output, text);
-  phases.mark("write the plan");
+  write_output(options.output, outputs.plan);
+  phases.mark("write the statistics and the plan");
   if (options.timings) print_timings(phases);
   return static_cast<int>(ExitCode::kOk);
 }

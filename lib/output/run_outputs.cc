@@ -1,0 +1,27 @@
+#include "output/run_outputs.h"
+
+#include "output/plan_json.h"
+#include "planner/parallel.h"
+#include "planner/stats_json.h"
+#include "planner/stats_text.h"
+
+namespace shardplan {
+
+RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats) {
+  RunOutputs out;
+  const bool want_stats = stats != StatsFormat::kNone && !run.enumeration_error;
+  const bool want_plan = run.ok();
+  auto render = [&](std::size_t which) {
+    if (which == 0 && want_stats) {
+      const StatsReport report = stats_report_of(run, input);
+      out.stats = stats == StatsFormat::kText ? render_stats_text(report) : render_stats_json(report).dump(2) + "\n";
+    } else if (which == 1 && want_plan) {
+      out.plan = plan_file_text(run, input.model.name);
+    }
+  };
+  const bool big = run.result.plan.size() >= 64;
+  parallel_for(2, want_stats && want_plan && big ? planner_threads() : 1, render);
+  return out;
+}
+
+}  // namespace shardplan

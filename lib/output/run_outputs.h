@@ -1,0 +1,23 @@
+// The two texts `shardplan plan` prints: EmbeddingStats and the plan file.
+#pragma once
+
+#include <string>
+
+#include "config/config.h"
+#include "planner/run.h"
+
+namespace shardplan {
+
+enum class StatsFormat { kNone, kText, kJson };
+
+struct RunOutputs {
+  std::string stats;  // empty for kNone, or when enumeration failed (no stats to show)
+  std::string plan;   // the plan file text; empty when no plan was found
+};
+
+// Renders the stats and the plan file of `run`. They do not depend on each other,
+// so for models of 64 tables or more they are rendered side by side (about a
+// millisecond each for 100 tables).
+RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats);
+
+}  // namespace shardplan
