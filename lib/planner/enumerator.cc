@@ -30,13 +30,13 @@ bool is_guarded_kernel(std::string_view name) {
 }
 
 // BaseEmbeddingSharder.compute_kernels, shared by both default sharders.
-std::vector<std::string> sharder_compute_kernels(ShardingType sharding_type, ComputeDevice device) {
-  if (sharding_type == ShardingType::kDataParallel) return {"dense"};
-  std::vector<std::string> out{"fused"};
-  if (device == ComputeDevice::kCuda)
-    out.insert(out.end(), {"fused_uvm", "fused_uvm_caching", "key_value", "ssd_virtual_table",
-                           "dram_virtual_table"});
-  return out;
+const std::vector<std::string>& sharder_compute_kernels(ShardingType sharding_type, ComputeDevice device) {
+  static const std::vector<std::string> data_parallel{"dense"};
+  static const std::vector<std::string> on_cpu{"fused"};
+  static const std::vector<std::string> on_gpu{"fused",     "fused_uvm",         "fused_uvm_caching",
+                                               "key_value", "ssd_virtual_table", "dram_virtual_table"};
+  if (sharding_type == ShardingType::kDataParallel) return data_parallel;
+  return device == ComputeDevice::kCuda ? on_gpu : on_cpu;
 }
 
 std::string module_class_name(ModuleKind kind) {

@@ -1,6 +1,5 @@
 #include "planner/python_set_order.h"
 
-#include <map>
 #include <optional>
 #include <utility>
 
@@ -134,14 +133,17 @@ std::vector<std::string> python_set_intersection(const std::vector<std::string>&
                                                  const std::vector<std::string>& b) {
   // Every table of a model asks the same few questions (its constraint's kernels
   // against the sharder's): remembered per thread, as building the sets costs more.
-  using Question = std::pair<std::vector<std::string>, std::vector<std::string>>;
-  thread_local std::map<Question, std::vector<std::string>> answers;
-  Question question{a, b};
-  if (auto it = answers.find(question); it != answers.end()) return it->second;
-  if (answers.size() > 4096) answers.clear();
-  std::vector<std::string> answer = intersect_in_python_order(a, b);
-  answers.emplace(std::move(question), answer);
-  return answer;
+  // A short list compared in place: copying each question to look it up in a map
+  // cost as much as the answer.
+  struct Answered {
+    std::vector<std::string> a, b, answer;
+  };
+  thread_local std::vector<Answered> answered;
+  for (const Answered& known : answered)
+    if (known.a == a && known.b == b) return known.answer;
+  if (answered.size() >= 64) answered.clear();
+  answered.push_back(Answered{a, b, intersect_in_python_order(a, b)});
+  return answered.back().answer;
 }
 
 std::vector<std::string> intersect_in_python_order(const std::vector<std::string>& a,
