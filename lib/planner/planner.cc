@@ -308,12 +308,13 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         cache.emplace(key, CachedVerdict{true, rating});
         proposer.feedback({true, &*proposal, rating, &constraint});
       } else {
-        last_failed = *proposal;
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
         Storage current = storage_totals.of(*proposal);
         if (current < lowest) lowest = current;
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer.feedback({false, &*proposal, std::nullopt, &constraint});
+        // Moved, not copied: most proposals fail, and the next one is a new vector.
+        last_failed = std::move(*proposal);
       }
     }
   };
