@@ -19,7 +19,7 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
       out.plan = plan_file_text(run, input.model.name);
     }
   };
-  const bool big = run.result.plan.size() >= 64;
+  const bool big = run.result.plan.size() >= kParallelMinTables;
   parallel_for(2, want_stats && want_plan && big ? planner_threads() : 1, render);
   return out;
 }

@@ -16,8 +16,8 @@ struct RunOutputs {
 };
 
 // Renders the stats and the plan file of `run`. They do not depend on each other,
-// so for models of 64 tables or more they are rendered side by side (about a
-// millisecond each for 100 tables).
+// so for models of kParallelMinTables (64) tables or more they are rendered side
+// by side (about a millisecond each for 100 tables).
 RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats);
 
 }  // namespace shardplan

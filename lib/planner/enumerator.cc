@@ -324,7 +324,7 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   // Work in shards, roughly (a row-wise option has world-size shards); small
   // models stay on one thread, where starting the pool costs more than it saves.
   const std::size_t work = tables.size() * static_cast<std::size_t>(std::max(topology.world_size, 1));
-  const int threads = work >= planner_parallel_min_shards() || tables.size() >= 64 ? planner_threads() : 1;
+  const int threads = work >= planner_parallel_min_shards() || tables.size() >= kParallelMinTables ? planner_threads() : 1;
   parallel_for(tables.size(), threads, [&](std::size_t i) {
     try {
       const auto [m, t] = tables[i];

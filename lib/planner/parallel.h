@@ -19,6 +19,10 @@ int planner_threads();
 void set_planner_parallel_min_shards(std::size_t shards);
 std::size_t planner_parallel_min_shards();
 
+// Models of at least this many tables are enumerated, loaded and rendered on all
+// threads whatever their shard count: per-table work then outweighs waking the pool.
+inline constexpr std::size_t kParallelMinTables = 64;
+
 // Proposals of fewer (estimated) shards than this are planned by walking later
 // proposers ahead on a second thread rather than by evaluating single proposals
 // ahead. Measured on the 2-core VM: walking took 1 000 tables x 512 ranks (130 000

@@ -178,7 +178,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   // one reported, whatever the thread count.
   const OptionEstimator* estimator = estimator_ ? &estimator_ : nullptr;
   std::vector<std::optional<std::string>> load_errors(proposers_.size());
-  const bool big_model = num_tables >= 64 || total_shards >= planner_parallel_min_shards();
+  const bool big_model = num_tables >= kParallelMinTables || total_shards >= planner_parallel_min_shards();
   parallel_for(proposers_.size() + 2, big_model ? planner_threads() : 1, [&](std::size_t task) {
     if (task < proposers_.size())
       load_errors[task] = proposers_[task]->load(search_space, estimator);
@@ -343,7 +343,8 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     for (auto& proposer : proposers_) run_proposer(*proposer, nullptr);
   }
 
-  result.phases.mark(fmt::format("proposal loop ({} proposals, {} threads)", result.num_proposals, threads));
+  result.phases.mark(fmt::format("proposal loop ({} proposals, {})", result.num_proposals,
+                                 walking ? "2 threads, proposers walked ahead" : fmt::format("{} threads", threads)));
   if (best_proposal) {
     result.perf_rating = best_rating;
     result.plan.reserve(best_proposal->size());
