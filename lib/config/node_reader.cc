@@ -71,9 +71,10 @@ void NodeReader::report(SourcePos at, const std::string& path, std::string messa
 void NodeReader::throw_if_any() const {
   if (diagnostics_.empty()) return;
   std::vector<Diagnostic> sorted = diagnostics_;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return std::tie(a.pos.line, a.pos.col) < std::tie(b.pos.line, b.pos.col);
-  });
+  if (order_ == DiagnosticOrder::kPosition)
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Diagnostic& a, const Diagnostic& b) {
+      return std::tie(a.pos.line, a.pos.col) < std::tie(b.pos.line, b.pos.col);
+    });
   throw InputError(std::move(sorted));
 }
 

@@ -22,12 +22,18 @@ std::string join_key(const std::string& parent, std::string_view key);
 // "a[3]".
 std::string join_index(const std::string& parent, std::size_t index);
 
+// The order in which throw_if_any() lists diagnostics: by position in the file
+// (model, topology and planner files), or in the order they were reported, for
+// input kinds whose spec prescribes a check order (a2a, pipeline, propagate).
+enum class DiagnosticOrder { kPosition, kReported };
+
 // The allowed range of an integer or number field.
 enum class Range { kAny, kNonNegative, kPositive };
 
 class NodeReader {
  public:
-  explicit NodeReader(std::string file) : file_(std::move(file)) {}
+  explicit NodeReader(std::string file, DiagnosticOrder order = DiagnosticOrder::kPosition)
+      : file_(std::move(file)), order_(order) {}
 
   const std::string& file() const { return file_; }
   // 1-based position of `node` (0:0 when the node has none).
@@ -35,7 +41,7 @@ class NodeReader {
   void report(const YAML::Node& at, const std::string& path, std::string message);
   void report(SourcePos at, const std::string& path, std::string message);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
-  // Throws InputError with every diagnostic (sorted by position) when there are any.
+  // Throws InputError with every diagnostic (in the reader's DiagnosticOrder) when there are any.
   void throw_if_any() const;
 
   // True when `node` is a mapping; reports "expected a mapping" otherwise.
@@ -93,6 +99,7 @@ class NodeReader {
 
  private:
   std::string file_;
+  DiagnosticOrder order_;
   std::vector<Diagnostic> diagnostics_;
   // The scalar keys of the mapping field() read last: a table or constraint has a
   // dozen optional fields, and walking yaml-cpp's iterators once per field cost
