@@ -1,5 +1,6 @@
 #include "common/atomic_write.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,6 +10,7 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/temp_file_guard.h"
 
 namespace shardplan {
 
@@ -22,6 +24,32 @@ void write_in_place(const std::string& path, const std::string& content) {
   out << content;
   out.flush();
   if (!out) throw InputError(SourcePos{path, 0, 0}, "", "writing the output failed");
+}
+
+// Creates `<target>.tmp.<pid>.<n>` for the smallest n whose name is free. O_EXCL
+// with O_NOFOLLOW: a file or symlink already there (another run's leftover, or
+// one planted to redirect our write) is skipped, never opened.
+int create_temp_beside(const std::filesystem::path& target, std::string& temp_out) {
+  constexpr int kMaxAttempts = 1000;
+  const std::string stem = target.string() + ".tmp." + std::to_string(::getpid()) + ".";
+  for (int n = 0; n < kMaxAttempts; ++n) {
+    temp_out = stem + std::to_string(n);
+    const int fd = ::open(temp_out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+bool write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace
@@ -39,28 +67,24 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   fs::path target(path);
   if (fs::is_symlink(fs::symlink_status(path, ec))) target = fs::weakly_canonical(target, ec);
   if (ec) target = path;
-  fs::path temp = target;
-  temp += ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(SourcePos{path, 0, 0}, "",
-                       std::string("cannot write output file: ") + std::strerror(errno));
-    }
-    out << content;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw InputError(SourcePos{path, 0, 0}, "", "writing the output file failed");
-    }
+  std::string temp;
+  const int fd = create_temp_beside(target, temp);
+  if (fd < 0) {
+    throw InputError(SourcePos{path, 0, 0}, "", std::string("cannot write output file: ") + std::strerror(errno));
   }
-  ec.clear();
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    throw InputError(SourcePos{path, 0, 0}, "", "cannot replace output file: " + ec.message());
+  TempFileGuard guard(temp);
+  const bool written = write_all(fd, content);
+  const int write_errno = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!written || !closed) {
+    ::unlink(temp.c_str());
+    throw InputError(SourcePos{path, 0, 0}, "",
+                     std::string("writing the output file failed: ") + std::strerror(written ? errno : write_errno));
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
+    const int rename_errno = errno;
+    ::unlink(temp.c_str());
+    throw InputError(SourcePos{path, 0, 0}, "", std::string("cannot replace output file: ") + std::strerror(rename_errno));
   }
 }
 

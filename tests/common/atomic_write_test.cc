@@ -2,7 +2,10 @@
 // the output (-o /dev/null, a FIFO) is written in place, never replaced by a
 // file, and a symlink keeps pointing where it pointed.
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -10,6 +13,7 @@
 
 #include "common/atomic_write.h"
 #include "common/error.h"
+#include "common/temp_file_guard.h"
 #include "config/config_test_util.h"
 #include "support/run_binary.h"
 
@@ -74,4 +78,77 @@ TEST_CASE("output: a directory is refused with a clear message", "[output]") {
     CHECK(std::string(e.what()).find("is a directory") != std::string::npos);
   }
   CHECK(fs::is_directory(dir));
+}
+
+namespace {
+
+// Runs `body` in a forked child and returns its wait status.
+template <typename Body>
+int status_of_child(Body body) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    body();
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return status;
+}
+
+std::size_t entries_in(const fs::path& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+}  // namespace
+
+TEST_CASE("output: a symlink planted at the temporary name is neither followed nor removed", "[output]") {
+  const fs::path dir = fresh_dir("atomic_planted");
+  const fs::path file = dir / "plan.json";
+  const fs::path victim = dir / "victim";
+  write_file_atomically(victim.string(), "keep me");
+  // The first name write_file_atomically tries for this process.
+  const fs::path planted = dir / ("plan.json.tmp." + std::to_string(::getpid()) + ".0");
+  fs::create_symlink(victim, planted);
+  write_file_atomically(file.string(), "the plan");
+  CHECK(testing::slurp(file.string()) == "the plan");
+  CHECK(testing::slurp(victim.string()) == "keep me");
+  CHECK(fs::is_symlink(fs::symlink_status(planted)));
+  CHECK(entries_in(dir) == 3);  // plan.json, victim, the planted link: no temporary left
+}
+
+TEST_CASE("output: a write that fails removes its temporary file", "[output]") {
+  const fs::path dir = fresh_dir("atomic_write_fails");
+  const fs::path file = dir / "plan.json";
+  // A file size limit of 4 bytes makes the write fail with EFBIG half-way.
+  const int status = status_of_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {4, 4};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      write_file_atomically(file.string(), "more than four bytes");
+    } catch (const InputError& e) {
+      ::_exit(std::string(e.what()).find("writing the output file failed") != std::string::npos ? 7 : 8);
+    }
+    ::_exit(9);
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+  CHECK(entries_in(dir) == 0);
+}
+
+TEST_CASE("output: SIGTERM or SIGINT while the temporary file exists removes it, then ends the process", "[output]") {
+  for (int signal_number : {SIGTERM, SIGINT}) {
+    const fs::path dir = fresh_dir("atomic_signal");
+    const fs::path temp = dir / "plan.json.tmp.1.0";
+    write_file_atomically(temp.string(), "partial");
+    const int status = status_of_child([&] {
+      ::signal(signal_number, SIG_DFL);  // the test runner's own handler would be left alone
+      TempFileGuard guard(temp.string());
+      ::raise(signal_number);
+      ::_exit(5);  // not reached: the signal ends the child
+    });
+    REQUIRE(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == signal_number);
+    CHECK_FALSE(fs::exists(temp));
+  }
 }
