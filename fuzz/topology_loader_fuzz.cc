@@ -1,0 +1,14 @@
+// libFuzzer target: the topology reader (validation of one topology file).
+#include "common/error.h"
+#include "config/loader.h"
+#include "fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto input = shardplan::fuzz::split_input(data, size);
+  try {
+    shardplan::validate_text(input.file, input.text, shardplan::InputKind::kTopology);
+  } catch (const shardplan::InputError&) {
+    // Bad input, reported with positions: the expected outcome for most inputs.
+  }
+  return 0;
+}
