@@ -91,7 +91,9 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   }
   j["plan"] = std::move(plan);
 
-  auto totals = rank_loads(*in.plan, topo.world_size);
+  // An empty plan (nothing shardable) is torchrec's ShardingPlan({}): no per-rank figures.
+  auto totals = in.plan->empty() ? decltype(rank_loads(*in.plan, topo.world_size)){}
+                                 : rank_loads(*in.plan, topo.world_size);
   nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
   Storage used;
   double max_perf = 0;
