@@ -166,6 +166,17 @@ TEST_CASE("parity 17.2: grid_shard on 6 ranks in hosts of 4 uses the one whole h
   CHECK(t0["ranks"] == json::array({0, 1, 2, 3, 0, 1, 2, 3}));
 }
 
+TEST_CASE("parity 17.2: --world-size and --local-world-size take what the topology file takes", "[parity17]") {
+  const std::string constraint = R"({"sharding_types": ["table_row_wise"]})";
+  Planned from_file = plan_case("p2_file.json", one_table_case("", constraint, R"({"world_size": 6, "local_world_size": 4})"));
+  REQUIRE(from_file.run.exit_code == 0);
+  Planned from_flags = plan_case("p2_flags.json", one_table_case("", constraint, R"({"world_size": 2})"),
+                                 "--stats none --world-size 6 --local-world-size 4");
+  INFO(from_flags.run.err);
+  REQUIRE(from_flags.run.exit_code == 0);
+  CHECK(from_flags.plan == from_file.plan);
+}
+
 // ---------------------------------------------------------------------------
 // 3. Storage reservation and enumeration both fail. planners.py
 // EmbeddingShardingPlanner.plan calls self._storage_reservation.reserve(...)
@@ -278,6 +289,14 @@ TEST_CASE("parity 17 inputs: num_poolings 0.0 and percentage 1.0 are taken as th
   const json& perf = p.plan["plan"]["ebc"]["t0"]["shards"][0]["perf"];
   for (const char* part : {"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute"})
     CHECK(perf[part].get<double>() == 0.0);
+
+  Planned flag = plan_case("edge_np0_flag.json",
+                           one_table_case("", R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused_uvm"], "num_poolings": [0.0]})",
+                                          R"({"world_size": 2})", R"({"storage_reservation": {"policy": "fixed_percentage"}})"),
+                           "--stats none --reservation-percentage 1.0");
+  INFO(flag.run.err);
+  REQUIRE(flag.run.exit_code == 0);
+  for (const auto& device : flag.plan["reserved"]) CHECK(device["hbm"] == 0);
 
   // Past 1, torchrec's assert fails: refused while reading, as before.
   Planned over = plan_case("edge_pct.json", one_table_case("", "", R"({"world_size": 2})",
