@@ -92,8 +92,7 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   j["plan"] = std::move(plan);
 
   // An empty plan (nothing shardable) is torchrec's ShardingPlan({}): no per-rank figures.
-  auto totals = in.plan->empty() ? decltype(rank_loads(*in.plan, topo.world_size)){}
-                                 : rank_loads(*in.plan, topo.world_size);
+  const std::vector<RankLoad> totals = in.plan->empty() ? std::vector<RankLoad>{} : rank_loads(*in.plan, topo.world_size);
   nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
   Storage used;
   double max_perf = 0;

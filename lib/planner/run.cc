@@ -73,14 +73,10 @@ PlanRun run_plan(const PlanningInput& input) {
     EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
                                      estimator);
     run.result = planner.plan(run.topology, input.model, run.search_space);
-    if (guard && guard->crashed()) {
-      PlanFailure crash;
-      crash.error_type = PlannerErrorType::kOther;
-      crash.stage = "crash";
-      crash.message = multi_host_crash_message(run.topology, run.search_space);
+    if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
       run.result.plan.clear();
       run.result.last_proposal.clear();
-      run.result.failure = std::move(crash);
+      run.result.failure = multi_host_crash(run.topology, run.search_space);
     }
     run.phases.append(run.result.phases);
   }
@@ -114,7 +110,7 @@ std::string explain_failure(const PlanRun& run) {
   if (run.enumeration_error) return "no sharding option: " + *run.enumeration_error + "\n";
   if (!run.result.failure) return "";
   const PlanFailure& f = *run.result.failure;
-  if (f.stage == "crash") return f.message + "\n";
+  if (f.stage == kCrashStage) return f.message + "\n";
   std::string out = fmt::format("no feasible plan ({}, after {} proposals)\n",
                                 name_of(kPlannerErrorTypeNames, f.error_type), run.result.num_proposals);
   if (f.stage != "plan") return out + "  " + f.message + "\n";

@@ -62,7 +62,7 @@ bool MultiHostCrashGuard::crashed() const {
   return crashed_;
 }
 
-std::string multi_host_crash_message(const Topology& topology, const std::vector<ShardingOption>& search_space) {
+PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space) {
   std::vector<std::string> tables;
   for (const auto& option : search_space)
     if (option.partition_by == PartitionBy::kMultiHost &&
@@ -70,12 +70,16 @@ std::string multi_host_crash_message(const Topology& topology, const std::vector
       tables.push_back(option.fqn());
   std::string names;
   for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t;
-  return fmt::format(
+  PlanFailure f;
+  f.error_type = PlannerErrorType::kOther;
+  f.stage = kCrashStage;
+  f.message = fmt::format(
       "torchrec's planner crashes on this input (IndexError in partitioners.py "
       "GreedyPerfPartitioner._multi_hosts_partition): grid_shard is placed on whole hosts, and world_size {} "
       "// local_world_size {} = 0 hosts; grid_shard options of: {}. Give a local_world_size of at most the "
       "world size, or take grid_shard out of these tables' sharding_types",
       topology.world_size, topology.local_world_size, names);
+  return f;
 }
 
 bool torchrec_logs_stats(const PlanRun& run) {
@@ -83,7 +87,7 @@ bool torchrec_logs_stats(const PlanRun& run) {
   if (run.result.failure) {
     const std::string& stage = run.result.failure->stage;
     // reserve() and Proposer.load() raise, and a crash raises, before the stats.
-    return stage != "reservation" && stage != "proposer" && stage != "crash";
+    return stage != "reservation" && stage != "proposer" && stage != kCrashStage;
   }
   // Nothing shardable: plan() returns ShardingPlan({}) before any stats.
   return !run.search_space.empty();

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/config.h"
@@ -52,9 +53,12 @@ class MultiHostCrashGuard : public Partitioner {
   mutable bool crashed_ = false;
 };
 
-// The error shardplan reports where torchrec crashes on a grid_shard option with
-// no whole host: names the grid_shard tables and the host arithmetic.
-std::string multi_host_crash_message(const Topology& topology, const std::vector<ShardingOption>& search_space);
+// PlanFailure::stage of a run on which torchrec's planner crashes.
+inline constexpr std::string_view kCrashStage = "crash";
+
+// The failure shardplan reports where torchrec crashes on a grid_shard option with
+// no whole host (stage kCrashStage): names the grid_shard tables and the host arithmetic.
+PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space);
 
 // Whether torchrec logs EmbeddingStats for this run: it does after the proposal
 // loop (with the best plan, or with the last failed proposal), but not when it
