@@ -43,6 +43,18 @@ Planned plan_case(const std::string& name, const std::string& case_text, const s
   return p;
 }
 
+// stderr without the EmbeddingStats table (its lines start with '#').
+std::string without_stats(const std::string& err) {
+  std::string out;
+  for (std::size_t start = 0; start < err.size();) {
+    std::size_t end = err.find('\n', start);
+    if (end == std::string::npos) end = err.size();
+    if (err[start] != '#') out += err.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  return out;
+}
+
 // The first line of a text.
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -151,6 +163,30 @@ TEST_CASE("parity 17.2: grid_shard with no whole host is torchrec's crash, repor
         "GreedyPerfPartitioner._multi_hosts_partition): grid_shard is placed on whole hosts, and world_size 4 "
         "// local_world_size 8 = 0 hosts; grid_shard options of: ebc.t0. Give a local_world_size of at most the "
         "world size, or take grid_shard out of these tables' sharding_types\n");
+}
+
+TEST_CASE("parity 17.2: torchrec crashes only if a proposal's partitioning reaches the grid_shard option",
+          "[parity17]") {
+  // partitioners.py GreedyPerfPartitioner.partition places groups by storage,
+  // largest first; _cohost_partition raises PlannerError (no host) for the
+  // table_row_wise option. A larger table_row_wise table fails every proposal
+  // before the grid_shard one is reached: "no plan", with stats. A smaller one
+  // lets the grid_shard option come first: the crash.
+  auto two_tables = [](int twrw_rows) {
+    return R"({"model": {"name": "g", "modules": [{"path": "ebc", "tables": [)"
+           R"({"name": "t_grid", "num_embeddings": 1000, "embedding_dim": 16}, )"
+           R"({"name": "t_twrw", "num_embeddings": )" + std::to_string(twrw_rows) + R"(, "embedding_dim": 16}]}], )"
+           R"("constraints": {"t_grid": {"sharding_types": ["grid_shard"], "compute_kernels": ["fused"], "min_partition": 8}, )"
+           R"("t_twrw": {"sharding_types": ["table_row_wise"], "compute_kernels": ["fused"]}}}, )"
+           R"("topology": {"world_size": 4, "local_world_size": 8}, "planner": {}})";
+  };
+  Planned big = plan_case("p2_twrw_big.json", two_tables(10'000'000), "--stats text");
+  CHECK(big.run.exit_code == 1);
+  CHECK(big.run.err.find("--- Planner Statistics ---") != std::string::npos);
+  CHECK(without_stats(big.run.err).rfind("error: no feasible plan (STRICT_CONSTRAINTS, after ", 0) == 0);
+  Planned small = plan_case("p2_twrw_small.json", two_tables(10), "--stats text");
+  CHECK(small.run.exit_code == 1);
+  CHECK(small.run.err.rfind("error: torchrec's planner crashes on this input (IndexError", 0) == 0);
 }
 
 TEST_CASE("parity 17.2: grid_shard on 6 ranks in hosts of 4 uses the one whole host", "[parity17]") {
