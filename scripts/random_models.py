@@ -135,9 +135,11 @@ def make_constraint(rng, table, num_tables):
         c["pooling_factors"] = [rng.choice([0.0, 0.5, 1.0, 2.0, 7.5, 20.0, 100.0]) for _ in range(features)]
     inputs = features if given_pooling else 1  # torchrec's default [1.0] is one input
     if maybe(rng, 0.25):
-        c["num_poolings"] = [rng.choice([0.0, 1.0, 1.0, 2.0, 3.5]) for _ in range(inputs)]
+        count = 0 if maybe(rng, 0.1) else inputs  # [] is torchrec's "not given"
+        c["num_poolings"] = [rng.choice([0.0, 1.0, 1.0, 2.0, 3.5]) for _ in range(count)]
     if maybe(rng, 0.2):
-        c["batch_sizes"] = [rng.choice([1, 64, 512, 2048]) for _ in range(inputs)]
+        count = 0 if maybe(rng, 0.1) else inputs
+        c["batch_sizes"] = [rng.choice([1, 64, 512, 2048]) for _ in range(count)]
     if maybe(rng, 0.2):
         c["is_weighted"] = maybe(rng, 0.5)
     if maybe(rng, 0.25):

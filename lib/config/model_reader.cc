@@ -130,7 +130,8 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
     c.min_partition = r.integer(n, p, Range::kNonNegative);
   });
   with_field(r, node, path, "pooling_factors", [&](const Node& n, const std::string& p) {
-    auto values = r.list<double>(n, p, true, [&](const Node& e, const std::string& ep) {
+    // [] reaches the per-feature check, which says what torchrec would do with it.
+    auto values = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.number(e, ep, Range::kNonNegative);
     });
     if (values) {  // only a well-formed list gets its length checked
@@ -140,13 +141,14 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
     assign(c.pooling_factors, values);
   });
   with_field(r, node, path, "num_poolings", [&](const Node& n, const std::string& p) {
-    // torchrec takes 0.0 as it is (no input of that feature is pooled).
-    c.num_poolings = r.list<double>(n, p, true, [&](const Node& e, const std::string& ep) {
+    // torchrec takes 0.0 as it is (no input of that feature is pooled), and []
+    // as "not given" (shard_estimators.py tests the list for truthiness).
+    c.num_poolings = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.number(e, ep, Range::kNonNegative);
     });
   });
   with_field(r, node, path, "batch_sizes", [&](const Node& n, const std::string& p) {
-    c.batch_sizes = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) {
+    c.batch_sizes = r.list<std::int64_t>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.integer(e, ep, Range::kPositive);
     });
   });
@@ -185,7 +187,10 @@ void check_per_feature(NodeReader& r, const Node& list, const std::string& path,
   std::size_t want = table.feature_names.size();
   r.report(list, path,
            "expected " + std::to_string(want) + (want == 1 ? " entry" : " entries") + " (one per feature of table '" +
-               table.name + "': " + feature_list(table) + "), found " + std::to_string(length));
+               table.name + "': " + feature_list(table) + "), found " + std::to_string(length) +
+               (length == 0 ? "; torchrec would plan the table with no input at all (nothing looked up, no "
+                              "input or output traffic)"
+                            : ""));
 }
 
 // Without pooling_factors the table has torchrec's one default input ([1.0],
@@ -244,8 +249,11 @@ void read_constraints(NodeReader& r, const Node& node, const std::string& path, 
       const TableConfig& t = *table->second;
       if (lists.has_pooling_factors) {
         check_per_feature(r, lists.pooling_factors, join_key(cpath, "pooling_factors"), c.pooling_factors.size(), t);
-        if (c.num_poolings) check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"), c.num_poolings->size(), t);
-        if (c.batch_sizes) check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"), c.batch_sizes->size(), t);
+        // An empty num_poolings / batch_sizes is "not given" (torchrec's truthiness tests).
+        if (c.num_poolings && !c.num_poolings->empty())
+          check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"), c.num_poolings->size(), t);
+        if (c.batch_sizes && !c.batch_sizes->empty())
+          check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"), c.batch_sizes->size(), t);
       } else {
         check_against_default_pooling(r, it->second, cpath, c, t);
       }

@@ -289,6 +289,9 @@ TEST_CASE("parity 17 inputs: zero and empty values are torchrec's 'not given'", 
       {"empty compute_kernels", "", R"({"compute_kernels": []})", base_topology, "{}", R"({})"},
       {"empty feature_names", R"(, "feature_names": [])", "", base_topology, "{}", ""},
       {"empty proposers", "", "", base_topology, R"({"proposers": []})", ""},
+      // shard_estimators.py / stats.py: `if constraints and ... .num_poolings` (and batch_sizes).
+      {"empty num_poolings and batch_sizes", "", R"({"num_poolings": [], "batch_sizes": []})", base_topology, "{}",
+       R"({})"},
   };
   for (const auto& v : variants) {
     INFO(v.what);
@@ -333,6 +336,15 @@ TEST_CASE("parity 17 inputs: num_poolings 0.0 and percentage 1.0 are taken as th
   INFO(flag.run.err);
   REQUIRE(flag.run.exit_code == 0);
   for (const auto& device : flag.plan["reserved"]) CHECK(device["hbm"] == 0);
+
+  // An empty pooling_factors is no input at all for torchrec (input_lengths = []);
+  // config-format.md wants one per feature: refused, saying what torchrec would do.
+  Planned no_inputs = plan_case("edge_pf.json", one_table_case("", R"({"pooling_factors": []})", R"({"world_size": 2})"));
+  CHECK(no_inputs.run.exit_code == 2);
+  CHECK(no_inputs.run.err == "error: " + scratch_prefix() +
+                                 "edge_pf.json:1:177: model.constraints.t0.pooling_factors: expected 1 entry (one per "
+                                 "feature of table 't0': t0), found 0; torchrec would plan the table with no input at "
+                                 "all (nothing looked up, no input or output traffic)\n");
 
   // Past 1, torchrec's assert fails: refused while reading, as before.
   Planned over = plan_case("edge_pct.json", one_table_case("", "", R"({"world_size": 2})",
