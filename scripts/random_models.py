@@ -7,9 +7,10 @@ constraint field (empty lists, min_partition 0, num_poolings 0.0 and
 device_group included), cpu/cuda/mtia topologies of 1 to 256 ranks with any
 local_world_size (dividing, not dividing, larger than world_size, 0), custom
 per-rank capacities, sizes and bandwidths as numbers or strings with units,
-every proposer, partitioner and storage reservation, tight memory, exact ties
-(copied tables) and tables of up to 10^9 rows. The cases are valid inputs: the
-planner may find no plan for them (exit 1), but they should not be refused.
+every proposer, partitioner and storage reservation (also under the model's
+`planner:` key), tight memory, exact ties (copied tables) and tables of up to
+10^9 rows. The cases are valid inputs: the planner may find no plan for them
+(exit 1), but they should not be refused.
 
 The same seed gives the same files, byte for byte (Python 3 standard library
 only). Case i depends only on (seed, i), so a failing case can be regenerated
@@ -285,6 +286,9 @@ def make_case(seed, index):
             for table in module["tables"]:
                 constraint = constraints.setdefault(table["name"], {})
                 constraint.setdefault("cache_params", {"load_factor": rng.choice([0.05, 0.2, 0.5])})
+    # The planner options may also sit under the model's own `planner:` key.
+    if maybe(rng, 0.1):
+        case["model"]["planner"] = case.pop("planner")
     # JSON is YAML: a ".yaml" name sends the same text through the YAML reader.
     return case, maybe(rng, 0.3)
 

@@ -165,7 +165,8 @@ void check_plan(const json& c, const json& plan) {
   // for every device (GreedyPerfPartitioner's `hbm_per_device or d.storage.hbm`),
   // at most the default plan's largest rank: on heterogeneous ranks torchrec may
   // fill a small rank up to the largest rank's reserved HBM.
-  const json partitioner = c.value("planner", json::object()).value("partitioner", json::object());
+  const json planner = c.contains("planner") ? c["planner"] : c["model"].value("planner", json::object());
+  const json partitioner = planner.value("partitioner", json::object());
   const bool one_hbm_cap = partitioner.value("type", std::string("greedy")) == "memory_balanced";
   std::int64_t largest_reserved_hbm = 0;
   for (const auto& device : reserved) largest_reserved_hbm = std::max(largest_reserved_hbm, device["hbm"].get<std::int64_t>());
