@@ -62,9 +62,9 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
     p.storage_reservation.policy =
         checked_name(kReservationPolicyNames, "--storage-reservation", o.storage_reservation);
   if (o.reservation_percentage) {
-    if (*o.reservation_percentage < 0 || *o.reservation_percentage >= 1)
+    if (*o.reservation_percentage < 0 || *o.reservation_percentage > 1)
       throw InputError(SourcePos{}, "--reservation-percentage",
-                       "expected a number in [0, 1), found " + std::to_string(*o.reservation_percentage));
+                       "expected a number in [0, 1], found " + std::to_string(*o.reservation_percentage));
     p.storage_reservation.percentage = *o.reservation_percentage;
   }
   if (!o.proposers.empty()) {
@@ -106,13 +106,11 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
                                                         " entries; drop it or keep the world size");
   }
   if (o.local_world_size) t.local_world_size = *o.local_world_size;
-  if (o.world_size || o.local_world_size) {
-    std::int64_t local = t.local_world_size.value_or(t.world_size);
-    if (local <= 0 || t.world_size % local != 0)
-      throw InputError(SourcePos{}, "--local-world-size",
-                       "local world size " + std::to_string(local) + " must divide the world size " +
-                           std::to_string(t.world_size));
-  }
+  // Any local world size >= 0 is accepted, as in the topology file (torchrec's
+  // Topology takes it as it is; 0 means world_size).
+  if (o.local_world_size && *o.local_world_size < 0)
+    throw InputError(SourcePos{}, "--local-world-size",
+                     "expected 0 or more, found " + std::to_string(*o.local_world_size));
   if (!o.hbm_cap.empty()) t.hbm_cap = checked_size("--hbm-cap", o.hbm_cap);
   if (!o.ddr_cap.empty()) t.ddr_cap = checked_size("--ddr-cap", o.ddr_cap);
 }

@@ -29,7 +29,8 @@ TableConfig read_table(NodeReader& r, const Node& node, const std::string& path)
     assign(table.data_type, r.name(n, p, "data type", kDataTypeNames));
   });
   with_field(r, node, path, "feature_names", [&](const Node& n, const std::string& p) {
-    assign(table.feature_names, r.list<std::string>(n, p, true, [&](const Node& e, const std::string& ep) {
+    // An empty list is "not given" (torchrec): the default [<name>] below.
+    assign(table.feature_names, r.list<std::string>(n, p, false, [&](const Node& e, const std::string& ep) {
       return read_string(r, e, ep);
     }));
   });
@@ -99,9 +100,11 @@ CacheParamsConfig read_cache_params(NodeReader& r, const Node& node, const std::
 }
 
 // Where a well-formed pooling_factors list was written (it has a default, so
-// "parsed" cannot be told from the config alone).
+// "parsed" cannot be told from the config alone). A default-constructed
+// YAML::Node counts as defined, so presence is kept as a flag.
 struct PerFeatureLists {
   Node pooling_factors;
+  bool has_pooling_factors = false;
 };
 
 ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, const std::string& path,
@@ -110,32 +113,42 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
   if (!r.expect_map(node, path)) return c;
   r.check_keys(node, path, known_keys("constraints"));
   with_field(r, node, path, "sharding_types", [&](const Node& n, const std::string& p) {
-    c.sharding_types = r.list<ShardingType>(n, p, true, [&](const Node& e, const std::string& ep) {
+    // Empty lists are "not given" in torchrec's _filter_sharding_types and
+    // _filter_compute_kernels (enumerators.py); the enumerator tests for that.
+    c.sharding_types = r.list<ShardingType>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.name(e, ep, "sharding type", kShardingTypeNames);
     });
   });
   with_field(r, node, path, "compute_kernels", [&](const Node& n, const std::string& p) {
-    c.compute_kernels = r.list<ComputeKernel>(n, p, true, [&](const Node& e, const std::string& ep) {
+    c.compute_kernels = r.list<ComputeKernel>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.name(e, ep, "compute kernel", kComputeKernelNames);
     });
   });
   with_field(r, node, path, "min_partition", [&](const Node& n, const std::string& p) {
-    c.min_partition = r.integer(n, p, Range::kPositive);
+    // 0 is torchrec's "not given" (sharding_plan.py _get_block_size_for_cw_shard
+    // tests it for truthiness): the default MIN_CW_DIM, as the shard layout does.
+    c.min_partition = r.integer(n, p, Range::kNonNegative);
   });
   with_field(r, node, path, "pooling_factors", [&](const Node& n, const std::string& p) {
-    auto values = r.list<double>(n, p, true, [&](const Node& e, const std::string& ep) {
+    // [] reaches the per-feature check, which says what torchrec would do with it.
+    auto values = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.number(e, ep, Range::kNonNegative);
     });
-    if (values) lists.pooling_factors = n;  // only a well-formed list gets its length checked
+    if (values) {  // only a well-formed list gets its length checked
+      lists.pooling_factors = n;
+      lists.has_pooling_factors = true;
+    }
     assign(c.pooling_factors, values);
   });
   with_field(r, node, path, "num_poolings", [&](const Node& n, const std::string& p) {
-    c.num_poolings = r.list<double>(n, p, true, [&](const Node& e, const std::string& ep) {
-      return r.number(e, ep, Range::kPositive);
+    // torchrec takes 0.0 as it is (no input of that feature is pooled), and []
+    // as "not given" (shard_estimators.py tests the list for truthiness).
+    c.num_poolings = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
+      return r.number(e, ep, Range::kNonNegative);
     });
   });
   with_field(r, node, path, "batch_sizes", [&](const Node& n, const std::string& p) {
-    c.batch_sizes = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) {
+    c.batch_sizes = r.list<std::int64_t>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.integer(e, ep, Range::kPositive);
     });
   });
@@ -174,7 +187,33 @@ void check_per_feature(NodeReader& r, const Node& list, const std::string& path,
   std::size_t want = table.feature_names.size();
   r.report(list, path,
            "expected " + std::to_string(want) + (want == 1 ? " entry" : " entries") + " (one per feature of table '" +
-               table.name + "': " + feature_list(table) + "), found " + std::to_string(length));
+               table.name + "': " + feature_list(table) + "), found " + std::to_string(length) +
+               (length == 0 ? "; torchrec would plan the table with no input at all (nothing looked up, no "
+                              "input or output traffic)"
+                            : ""));
+}
+
+// Without pooling_factors the table has torchrec's one default input ([1.0],
+// enumerators.py _extract_constraints_for_param), whatever its features; torchrec's
+// EmbeddingPerfEstimator.estimate then asserts that num_poolings and batch_sizes
+// have that one entry too. An empty list is "not given" there (truthiness).
+void check_against_default_pooling(NodeReader& r, const Node& constraint, const std::string& cpath,
+                                   const ParameterConstraintsConfig& c, const TableConfig& table) {
+  auto check = [&](std::string_view key, std::size_t length) {
+    if (length == 0 || length == 1) return;
+    if (table.feature_names.size() == 1) {  // one input and one feature: the usual message
+      check_per_feature(r, r.field(constraint, cpath, key), join_key(cpath, key), length, table);
+      return;
+    }
+    r.report(r.field(constraint, cpath, key), join_key(cpath, key),
+             "expected 1 entry, found " + std::to_string(length) + ": without pooling_factors table '" +
+                 table.name + "' has torchrec's one default input ([1.0]) and torchrec would fail its assert that " +
+                 "pooling_factors, num_poolings and batch_sizes match; give pooling_factors with " +
+                 std::to_string(table.feature_names.size()) + (table.feature_names.size() == 1 ? " entry" : " entries") +
+                 " (one per feature) or one entry here");
+  };
+  if (c.num_poolings) check("num_poolings", c.num_poolings->size());
+  if (c.batch_sizes) check("batch_sizes", c.batch_sizes->size());
 }
 
 void read_constraints(NodeReader& r, const Node& node, const std::string& path, ModelConfig& model) {
@@ -208,10 +247,16 @@ void read_constraints(NodeReader& r, const Node& node, const std::string& path, 
                    (suggestion.empty() ? std::string() : ", did you mean '" + suggestion + "'?"));
     } else {
       const TableConfig& t = *table->second;
-      if (lists.pooling_factors.IsDefined())
+      if (lists.has_pooling_factors) {
         check_per_feature(r, lists.pooling_factors, join_key(cpath, "pooling_factors"), c.pooling_factors.size(), t);
-      if (c.num_poolings) check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"), c.num_poolings->size(), t);
-      if (c.batch_sizes) check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"), c.batch_sizes->size(), t);
+        // An empty num_poolings / batch_sizes is "not given" (torchrec's truthiness tests).
+        if (c.num_poolings && !c.num_poolings->empty())
+          check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"), c.num_poolings->size(), t);
+        if (c.batch_sizes && !c.batch_sizes->empty())
+          check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"), c.batch_sizes->size(), t);
+      } else {
+        check_against_default_pooling(r, it->second, cpath, c, t);
+      }
     }
     model.constraints[name] = std::move(c);
   }
@@ -256,7 +301,10 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
   r.check_keys(node, path, known_keys("model"));
   with_field(r, node, path, "name", [&](const Node& n, const std::string& p) { assign(model.name, r.string(n, p, false)); });
   with_field(r, node, path, "batch_size", [&](const Node& n, const std::string& p) {
-    assign(model.batch_size, r.integer(n, p, Range::kPositive));
+    // 0 is "not given" in torchrec (planners.py: `batch_size if batch_size else
+    // BATCH_SIZE`), so the default stays.
+    auto value = r.integer(n, p, Range::kNonNegative);
+    if (value && *value > 0) model.batch_size = *value;
   });
   if (Node n = r.field(node, path, "modules", true); n.IsDefined()) {
     std::string mpath = join_key(path, "modules");

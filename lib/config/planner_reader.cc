@@ -37,8 +37,9 @@ void read_reservation(NodeReader& r, const Node& node, const std::string& path, 
   });
   with_field(r, node, path, "percentage", [&](const Node& n, const std::string& p) {
     auto value = r.number(n, p);
-    if (value && (*value < 0 || *value >= 1)) {
-      r.report(n, p, "expected a fraction in [0, 1), found " + n.Scalar());
+    // torchrec's reservations assert 0 <= percentage <= 1 (storage_reservations.py).
+    if (value && (*value < 0 || *value > 1)) {
+      r.report(n, p, "expected a fraction in [0, 1], found " + n.Scalar());
       value.reset();
     }
     assign(out.percentage, value);
@@ -60,9 +61,12 @@ PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& 
   r.check_keys(node, path, known_keys("planner"));
   with_field(r, node, path, "proposers", [&](const Node& n, const std::string& p) {
     auto names = names_of(kProposerNames);
-    assign(planner.proposers, r.list<std::string>(n, p, true, [&](const Node& e, const std::string& ep) {
+    auto proposers = r.list<std::string>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.one_of(e, ep, "proposer", names);
-    }));
+    });
+    // An empty list is "not given": torchrec's EmbeddingShardingPlanner tests
+    // `if proposer:` and falls back to its default set.
+    if (proposers && !proposers->empty()) planner.proposers = std::move(*proposers);
   });
   with_field(r, node, path, "partitioner", [&](const Node& n, const std::string& p) {
     read_partitioner(r, n, p, planner.partitioner);

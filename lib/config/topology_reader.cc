@@ -35,14 +35,11 @@ TopologyConfig read_topology(NodeReader& r, const Node& node, const std::string&
   if (Node n = r.field(node, path, "world_size", true); n.IsDefined())
     assign(topology.world_size, r.integer(n, join_key(path, "world_size"), Range::kPositive));
   with_field(r, node, path, "local_world_size", [&](const Node& n, const std::string& p) {
-    auto value = r.integer(n, p, Range::kPositive);
-    if (value && topology.world_size > 0 && topology.world_size % *value != 0) {
-      r.report(n, p,
-               "local_world_size " + std::to_string(*value) + " does not divide world_size " +
-                   std::to_string(topology.world_size));
-      value.reset();
-    }
-    topology.local_world_size = value;
+    // torchrec's Topology takes any value: 0 means world_size, and one that does
+    // not divide world_size (or exceeds it) gives world_size // local_world_size
+    // hosts to the host-based sharding types (partitioners.py
+    // GreedyPerfPartitioner._get_host_level_devices); the planner follows that.
+    topology.local_world_size = r.integer(n, p, Range::kNonNegative);
   });
   with_field(r, node, path, "compute_device", [&](const Node& n, const std::string& p) {
     assign(topology.compute_device, r.name(n, p, "device", kComputeDeviceNames));

@@ -91,7 +91,8 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   }
   j["plan"] = std::move(plan);
 
-  auto totals = rank_loads(*in.plan, topo.world_size);
+  // An empty plan (nothing shardable) is torchrec's ShardingPlan({}): no per-rank figures.
+  const std::vector<RankLoad> totals = in.plan->empty() ? std::vector<RankLoad>{} : rank_loads(*in.plan, topo.world_size);
   nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
   Storage used;
   double max_perf = 0;

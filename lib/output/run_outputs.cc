@@ -4,12 +4,14 @@
 #include "planner/parallel.h"
 #include "planner/stats_json.h"
 #include "planner/stats_text.h"
+#include "planner/torchrec_failures.h"
 
 namespace shardplan {
 
 RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats) {
   RunOutputs out;
-  const bool want_stats = stats != StatsFormat::kNone && !run.enumeration_error;
+  // Only where torchrec logs EmbeddingStats (not for an empty plan, nor when it raises early).
+  const bool want_stats = stats != StatsFormat::kNone && torchrec_logs_stats(run);
   const bool want_plan = run.ok();
   auto render = [&](std::size_t which) {
     if (which == 0 && want_stats) {

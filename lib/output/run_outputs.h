@@ -11,7 +11,7 @@ namespace shardplan {
 enum class StatsFormat { kNone, kText, kJson };
 
 struct RunOutputs {
-  std::string stats;  // empty for kNone, or when enumeration failed (no stats to show)
+  std::string stats;  // empty for kNone, or where torchrec logs none (torchrec_logs_stats)
   std::string plan;   // the plan file text; empty when no plan was found
 };
 

@@ -1,6 +1,8 @@
 #include "planner/run.h"
 
 #include <chrono>
+#include <exception>
+#include <optional>
 #include <fmt/format.h>
 
 #include "common/units.h"
@@ -11,6 +13,7 @@
 #include "planner/reservations/storage_reservation.h"
 #include "planner/storage_estimator.h"
 #include "planner/topology.h"
+#include "planner/torchrec_failures.h"
 
 namespace shardplan {
 
@@ -38,15 +41,30 @@ PlanRun run_plan(const PlanningInput& input) {
   run.phases.restart();
   run.topology = build_topology(input.topology);
   Estimators estimators;
+  std::exception_ptr enumeration_failure;  // any other exception of torchrec's enumerate()
   try {
     run.search_space = enumerate_options(input, run.topology, estimators.list());
   } catch (const EnumerationError& e) {
     run.enumeration_error = e.what();
+  } catch (const std::exception&) {
+    enumeration_failure = std::current_exception();
   }
   run.phases.mark(fmt::format("enumerate and estimate ({} options)", run.search_space.size()));
-  if (!run.enumeration_error) {
+  // torchrec reserves before it enumerates: a failed reservation wins (torchrec_failures.h).
+  if (run.enumeration_error || enumeration_failure) {
+    if (auto failure = reservation_failure(input, run.topology)) {
+      run.enumeration_error.reset();
+      run.result.failure = std::move(failure);
+    } else if (enumeration_failure) {
+      std::rethrow_exception(enumeration_failure);
+    }
+  }
+  if (!run.enumeration_error && !run.result.failure) {
     auto reservation = make_storage_reservation(input.planner.storage_reservation);
-    auto partitioner = make_partitioner(input.planner.partitioner);
+    auto real_partitioner = make_partitioner(input.planner.partitioner);
+    std::optional<MultiHostCrashGuard> guard;
+    if (multi_host_crash_possible(run.topology, run.search_space)) guard.emplace(*real_partitioner);
+    Partitioner* partitioner = guard ? static_cast<Partitioner*>(&*guard) : real_partitioner.get();
     // Proposers that change an option (offload_scaleup) re-estimate it in place.
     EstimatorContext context{run.topology, input.model, input.planner};
     OptionEstimator estimator = [&estimators, &context](ShardingOption& option) {
@@ -55,6 +73,11 @@ PlanRun run_plan(const PlanningInput& input) {
     EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
                                      estimator);
     run.result = planner.plan(run.topology, input.model, run.search_space);
+    if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
+      run.result.plan.clear();
+      run.result.last_proposal.clear();
+      run.result.failure = multi_host_crash(run.topology, run.search_space);
+    }
     run.phases.append(run.result.phases);
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -87,6 +110,7 @@ std::string explain_failure(const PlanRun& run) {
   if (run.enumeration_error) return "no sharding option: " + *run.enumeration_error + "\n";
   if (!run.result.failure) return "";
   const PlanFailure& f = *run.result.failure;
+  if (f.stage == kCrashStage) return f.message + "\n";
   std::string out = fmt::format("no feasible plan ({}, after {} proposals)\n",
                                 name_of(kPlannerErrorTypeNames, f.error_type), run.result.num_proposals);
   if (f.stage != "plan") return out + "  " + f.message + "\n";

@@ -1,0 +1,96 @@
+#include "planner/torchrec_failures.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "planner/reservations/storage_reservation.h"
+
+namespace shardplan {
+
+namespace {
+
+// What multi_host_partition (partition_steps.cc) answers when there is no whole
+// host; torchrec never gets that far (its list of hosts is empty, not None).
+constexpr std::string_view kNoHostsMessage = "host level devices is None";
+
+int whole_hosts(const Topology& topology) {
+  return topology.world_size / std::max(topology.local_world_size, 1);
+}
+
+bool has_multi_host_option(const Proposal& proposal) {
+  return std::any_of(proposal.begin(), proposal.end(),
+                     [](const ShardingOption* o) { return o->partition_by == PartitionBy::kMultiHost; });
+}
+
+}  // namespace
+
+std::optional<PlanFailure> reservation_failure(const PlanningInput& input, const Topology& topology) {
+  const auto reservation = make_storage_reservation(input.planner.storage_reservation);
+  ReservationOutcome reserved = reservation->reserve(topology, input.model);
+  if (reserved.ok) return std::nullopt;
+  // The same failure EmbeddingShardingPlanner::plan returns for this stage.
+  PlanFailure f;
+  f.error_type = reserved.error_type;
+  f.stage = "reservation";
+  f.message = std::move(reserved.message);
+  return f;
+}
+
+bool multi_host_crash_possible(const Topology& topology, const std::vector<ShardingOption>& search_space) {
+  if (whole_hosts(topology) > 0) return false;
+  return std::any_of(search_space.begin(), search_space.end(),
+                     [](const ShardingOption& o) { return o.partition_by == PartitionBy::kMultiHost; });
+}
+
+PartitionOutcome MultiHostCrashGuard::partition(const Proposal& proposal, const Topology& storage_constraint,
+                                                FailureDetail detail) const {
+  if (whole_hosts(storage_constraint) > 0 || !has_multi_host_option(proposal))
+    return inner_.partition(proposal, storage_constraint, detail);
+  // The full walk (no verdict-only shortcut): torchrec crashes only if its greedy
+  // steps reach the grid_shard option before another step raises PlannerError.
+  PartitionOutcome outcome = inner_.partition(proposal, storage_constraint, FailureDetail::kMessage);
+  if (!outcome.ok && outcome.message == kNoHostsMessage) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    crashed_ = true;
+  }
+  return outcome;
+}
+
+bool MultiHostCrashGuard::crashed() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return crashed_;
+}
+
+PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space) {
+  std::vector<std::string> tables;
+  for (const auto& option : search_space)
+    if (option.partition_by == PartitionBy::kMultiHost &&
+        std::find(tables.begin(), tables.end(), option.fqn()) == tables.end())
+      tables.push_back(option.fqn());
+  std::string names;
+  for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t;
+  PlanFailure f;
+  f.error_type = PlannerErrorType::kOther;
+  f.stage = kCrashStage;
+  f.message = fmt::format(
+      "torchrec's planner crashes on this input (IndexError in partitioners.py "
+      "GreedyPerfPartitioner._multi_hosts_partition): grid_shard is placed on whole hosts, and world_size {} "
+      "// local_world_size {} = 0 hosts; grid_shard options of: {}. Give a local_world_size of at most the "
+      "world size, or take grid_shard out of these tables' sharding_types",
+      topology.world_size, topology.local_world_size, names);
+  return f;
+}
+
+bool torchrec_logs_stats(const PlanRun& run) {
+  if (run.enumeration_error) return false;
+  if (run.result.failure) {
+    const std::string& stage = run.result.failure->stage;
+    // reserve() and Proposer.load() raise, and a crash raises, before the stats.
+    return stage != "reservation" && stage != "proposer" && stage != kCrashStage;
+  }
+  // Nothing shardable: plan() returns ShardingPlan({}) before any stats.
+  return !run.search_space.empty();
+}
+
+}  // namespace shardplan

@@ -1,0 +1,69 @@
+// Where and how torchrec's EmbeddingShardingPlanner.plan (planners.py) stops
+// without a plan, beyond the "no plan found" of the proposal loop: the order of
+// its stages (storage reservation before enumeration), the inputs on which it
+// crashes instead of raising PlannerError, and the runs after which it logs no
+// EmbeddingStats at all.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "planner/planner.h"
+#include "planner/run.h"
+#include "planner/types.h"
+
+namespace shardplan {
+
+// torchrec reserves storage first (planners.py EmbeddingShardingPlanner.plan:
+// `self._storage_reservation.reserve(...)` comes before `self._enumerator.enumerate`),
+// so a reservation that fails is what it reports, whatever enumeration would
+// have said. Runs the reservation of `input` on `topology`; the failure in the
+// form EmbeddingShardingPlanner::plan gives it, or nullopt when it succeeds.
+std::optional<PlanFailure> reservation_failure(const PlanningInput& input, const Topology& topology);
+
+// True when `topology` has no whole host (world_size // local_world_size == 0)
+// and `search_space` holds a grid_shard (multi-host) option: then torchrec's
+// GreedyPerfPartitioner._multi_hosts_partition indexes `_host_level_devices[0]`
+// of an empty list and plan() dies with IndexError as soon as a proposal
+// reaches that option.
+bool multi_host_crash_possible(const Topology& topology, const std::vector<ShardingOption>& search_space);
+
+// Wraps a partitioner and notes the first proposal on which torchrec's greedy
+// partitioner would crash (see multi_host_crash_possible); that proposal is
+// reported as not partitionable, so the proposal loop continues exactly as if
+// the crash were a PlannerError, and the caller turns a noted crash into the
+// run's error. Every proposal torchrec would partition is partitioned here, so
+// a crash is noted iff torchrec's run crashes. Thread-safe like any Partitioner.
+class MultiHostCrashGuard : public Partitioner {
+ public:
+  explicit MultiHostCrashGuard(Partitioner& inner) : inner_(inner) {}
+  void prepare(const std::vector<ShardingOption>& search_space) override { inner_.prepare(search_space); }
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
+                             FailureDetail detail) const override;
+  // Whether some proposal would have crashed torchrec.
+  bool crashed() const;
+
+ private:
+  Partitioner& inner_;
+  mutable std::mutex mutex_;
+  mutable bool crashed_ = false;
+};
+
+// PlanFailure::stage of a run on which torchrec's planner crashes.
+inline constexpr std::string_view kCrashStage = "crash";
+
+// The failure shardplan reports where torchrec crashes on a grid_shard option with
+// no whole host (stage kCrashStage): names the grid_shard tables and the host arithmetic.
+PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space);
+
+// Whether torchrec logs EmbeddingStats for this run: it does after the proposal
+// loop (with the best plan, or with the last failed proposal), but not when it
+// returns early with ShardingPlan({}) because nothing is shardable, nor when
+// reserve(), enumerate() or a partitioner raises before the loop ends.
+bool torchrec_logs_stats(const PlanRun& run);
+
+}  // namespace shardplan
