@@ -1,0 +1,20 @@
+// Reading an a2a input file (JSON or YAML, spec kjt-all-to-all.md §2) into a
+// checked A2aInput, with every problem reported as file:line:col: key.path: message.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "kjt/types.h"
+
+namespace shardplan::kjt {
+
+// Reads and checks `path`. Throws InputError listing structural problems (unknown
+// keys, wrong types) in reading order, or else the spec's check failures (§6) in
+// the spec's order.
+A2aInput read_a2a_input(const std::string& path);
+
+// The same for `text` as if it were the content of `file` (the extension picks JSON or YAML).
+A2aInput parse_a2a_input(const std::string& file, std::string_view text);
+
+}  // namespace shardplan::kjt
