@@ -190,41 +190,40 @@ std::optional<RawInput> read_raw(NodeReader& r, const YAML::Node& root) {
   return raw;
 }
 
-// The node and key path a Problem is about.
-void report_problem(NodeReader& r, const YAML::Node& root, const Problem& p) {
-  auto in_input = [&](const char* key) {
-    const std::string path = join_index("inputs", p.index);
-    YAML::Node input = root["inputs"][p.index];
-    YAML::Node field = input[key];
-    return std::make_pair(field.IsDefined() ? field : input, field.IsDefined() ? join_key(path, key) : path);
+// The node and key path a Problem is about. (Built fresh in each branch: assigning
+// one YAML::Node to another would rewrite the node it referred to.)
+std::pair<YAML::Node, std::string> location(const YAML::Node& root, const Problem& p) {
+  const YAML::Node input = root["inputs"][p.index];
+  const std::string input_path = join_index("inputs", p.index);
+  auto in_input = [&](const char* key) -> std::pair<YAML::Node, std::string> {
+    if (input[key].IsDefined()) return {input[key], join_key(input_path, key)};
+    return {input, input_path};
   };
-  const char* splits_key = root["splits"].IsDefined() ? "splits" : "feature_layout";
-  std::pair<YAML::Node, std::string> at{root, ""};
+  const std::string lengths_path = join_key(input_path, "lengths");
   switch (p.where) {
-    case Where::kRoot: break;
+    case Where::kRoot: return {root, ""};
     case Where::kInputs:
-      if (root["inputs"].IsDefined()) at = {root["inputs"], "inputs"};
-      else at = {root, "inputs"};
-      break;
-    case Where::kSplits: at = {root[splits_key], splits_key}; break;
-    case Where::kSplitEntry: at = {root["splits"][p.index], join_index("splits", p.index)}; break;
-    case Where::kStagger: at = {root["stagger"].IsDefined() ? root["stagger"] : root, "stagger"}; break;
-    case Where::kLengthsDtype: at = {root["dtypes"]["lengths"], "dtypes.lengths"}; break;
-    case Where::kValuesDtype: at = {root["dtypes"]["values"], "dtypes.values"}; break;
-    case Where::kWeightsDtype: at = {root["dtypes"]["weights"], "dtypes.weights"}; break;
-    case Where::kInputKeys: at = in_input("keys"); break;
-    case Where::kInputLengths: at = in_input("lengths"); break;
-    case Where::kLengthsRow:
-      at = {root["inputs"][p.index]["lengths"][p.row], join_index(in_input("lengths").second, p.row)};
-      break;
+      if (root["inputs"].IsDefined()) return {root["inputs"], "inputs"};
+      return {root, "inputs"};
+    case Where::kSplits:
+      if (root["splits"].IsDefined()) return {root["splits"], "splits"};
+      return {root["feature_layout"], "feature_layout"};
+    case Where::kSplitEntry: return {root["splits"][p.index], join_index("splits", p.index)};
+    case Where::kStagger:
+      if (root["stagger"].IsDefined()) return {root["stagger"], "stagger"};
+      return {root, "stagger"};
+    case Where::kLengthsDtype: return {root["dtypes"]["lengths"], "dtypes.lengths"};
+    case Where::kValuesDtype: return {root["dtypes"]["values"], "dtypes.values"};
+    case Where::kWeightsDtype: return {root["dtypes"]["weights"], "dtypes.weights"};
+    case Where::kInputKeys: return in_input("keys");
+    case Where::kInputLengths: return in_input("lengths");
+    case Where::kLengthsRow: return {input["lengths"][p.row], join_index(lengths_path, p.row)};
     case Where::kLengthsEntry:
-      at = {root["inputs"][p.index]["lengths"][p.row][p.column],
-            join_index(join_index(in_input("lengths").second, p.row), p.column)};
-      break;
-    case Where::kInputValues: at = in_input("values"); break;
-    case Where::kInputWeights: at = in_input("weights"); break;
+      return {input["lengths"][p.row][p.column], join_index(join_index(lengths_path, p.row), p.column)};
+    case Where::kInputValues: return in_input("values");
+    case Where::kInputWeights: return in_input("weights");
   }
-  r.report(at.first, at.second, p.message);
+  return {root, ""};
 }
 
 A2aInput read_checked(Document doc) {
@@ -232,7 +231,10 @@ A2aInput read_checked(Document doc) {
   std::optional<RawInput> raw = read_raw(r, doc.root);
   r.throw_if_any();
   const YAML::Node& root = doc.root;
-  std::optional<A2aInput> input = check_input(std::move(*raw), [&](const Problem& p) { report_problem(r, root, p); });
+  std::optional<A2aInput> input = check_input(std::move(*raw), [&](const Problem& p) {
+    auto [node, path] = location(root, p);
+    r.report(node, path, p.message);
+  });
   r.throw_if_any();
   return std::move(*input);
 }
