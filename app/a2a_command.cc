@@ -18,13 +18,16 @@ namespace {
 struct A2aOptions {
   std::string input;
   std::string output;
+  bool check_only = false;
 };
 
 int run(const A2aOptions& options) {
   kjt::A2aInput input = kjt::read_a2a_input(options.input);
+  if (options.check_only) return static_cast<int>(ExitCode::kOk);
   kjt::A2aResult result = kjt::simulate(input);
   std::string text;
   kjt::append_output_json(input, result, text);
+  input = kjt::A2aInput{};  // every value now lives in `text`: give the input's memory back before writing
   write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);
 }
@@ -38,6 +41,8 @@ CommandRun setup_a2a(CLI::App& sub) {
       ->type_name("FILE");
   sub.add_option("--output,-o", options->output, "write the result here (atomically) instead of stdout")
       ->type_name("FILE");
+  sub.add_flag("--check-only", options->check_only,
+               "read and check the input, then stop: no simulation, no output (exit code as usual)");
   sub.footer(
       "Example:\n"
       "  shardplan a2a --input kjt.json -o received.json\n"

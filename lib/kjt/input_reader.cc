@@ -3,15 +3,36 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 
 #include "config/document.h"
 #include "config/node_reader.h"
+#include "kjt/fast_json_reader.h"
 #include "kjt/input_checks.h"
 #include "kjt/output_json.h"
 
 namespace shardplan::kjt {
 
 namespace {
+
+bool is_json_file(const std::string& file) {
+  return file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
+}
+
+// The whole file, or false when it cannot be read (read_document then says why).
+bool read_whole_file(const std::string& path, std::string& text) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size <= 0) return false;
+  in.seekg(0);
+  text.resize(static_cast<std::size_t>(size));
+  return static_cast<bool>(in.read(text.data(), size));
+}
 
 const std::vector<std::string> kTopKeys{"splits", "feature_layout", "stagger", "protocol", "dtypes", "inputs"};
 const std::vector<std::string> kDtypeKeys{"lengths", "values", "weights"};
@@ -241,10 +262,22 @@ A2aInput read_checked(Document doc) {
 
 }  // namespace
 
-A2aInput parse_a2a_input(const std::string& file, std::string_view text) {
+A2aInput parse_a2a_input(const std::string& file, std::string_view text, ReadPath path) {
+  if (path == ReadPath::kFastWhenPossible && is_json_file(file))
+    if (std::optional<RawInput> raw = read_raw_json_fast(text)) {
+      // Only a clean input is taken from the fast path; a problem is reported with
+      // positions, which needs the positioned reader.
+      bool clean = true;
+      std::optional<A2aInput> input = check_input(std::move(*raw), [&](const Problem&) { clean = false; });
+      if (input && clean) return std::move(*input);
+    }
   return read_checked(parse_document(file, text));
 }
 
-A2aInput read_a2a_input(const std::string& path) { return read_checked(read_document(path)); }
+A2aInput read_a2a_input(const std::string& path) {
+  std::string text;
+  if (is_json_file(path) && read_whole_file(path, text)) return parse_a2a_input(path, text);
+  return read_checked(read_document(path));  // reports unreadable files too
+}
 
 }  // namespace shardplan::kjt

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kjt/all_to_all.h"
+#include "kjt/fast_json_reader.h"
 #include "kjt/input_reader.h"
 #include "kjt/output_json.h"
 
@@ -196,7 +197,34 @@ void check_invariants(const Generated& g, const json& out) {
   }
 }
 
+std::string rendered(const std::string& text, shardplan::kjt::ReadPath path) {
+  shardplan::kjt::A2aInput input = shardplan::kjt::parse_a2a_input("random.json", text, path);
+  std::string out;
+  shardplan::kjt::append_output_json(input, shardplan::kjt::simulate(input), out);
+  return out;
+}
+
 }  // namespace
+
+TEST_CASE("a2a: the fast JSON path and the positioned reader agree on unusual spellings", "[kjt][a2a]") {
+  // Escaped strings, -0, 1e0 for an integer, weights written 1, 1.0 and 2.5e-1,
+  // whitespace everywhere, keys in another order: the fast path gives up on some of
+  // these and must then land on the same result through the positioned reader.
+  const char* texts[] = {
+      R"({"inputs":[{"values":["a\"b","\u00e9",-0,7],"lengths":[[2],[2]],"keys":["K","L"],"rank":0,"weights":[1,1.0,2.5e-1,-3]}],"splits":[2]})",
+      R"( { "splits" : [ 1 , 1 ] , "inputs" : [ { "rank" : 1 , "keys" : [ "A" , "B" ] , "lengths" : [ [ 1e0 ] , [ 0 ] ] , "values" : [ "x" ] } ,
+          {"rank":0,"keys":["A","B"],"lengths":[[0],[1]],"values":[12]} ] } )",
+      R"({"splits":[0,2],"stagger":2,"protocol":"splits_then_tensors","dtypes":{"values":"int32"},"inputs":[
+          {"rank":0,"keys":["A","B"],"lengths":[[],[]],"values":[],"weights":null},
+          {"rank":1,"keys":["A","B"],"lengths":[[1,0,1],[0,0,2]],"values":["p","q","r","s"]}]})",
+  };
+  for (const char* text : texts) {
+    INFO(text);
+    std::string fast = rendered(text, shardplan::kjt::ReadPath::kFastWhenPossible);
+    CHECK(fast == rendered(text, shardplan::kjt::ReadPath::kPositionedOnly));
+    CHECK(!json::parse(fast)["outputs"].empty());
+  }
+}
 
 TEST_CASE("a2a property: random inputs keep the spec's invariants", "[kjt][a2a][property]") {
   std::mt19937 rng(20261123);
@@ -204,10 +232,10 @@ TEST_CASE("a2a property: random inputs keep the spec's invariants", "[kjt][a2a][
     Generated g = generate(rng);
     std::string text = input_text(g, rng);
     INFO("trial " << trial << ": " << text);
-    shardplan::kjt::A2aInput input = shardplan::kjt::parse_a2a_input("random.json", text);
-    shardplan::kjt::A2aResult result = shardplan::kjt::simulate(input);
-    std::string out;
-    shardplan::kjt::append_output_json(input, result, out);
+    std::string out = rendered(text, shardplan::kjt::ReadPath::kFastWhenPossible);
     check_invariants(g, json::parse(out));
+    // The fast JSON path takes these inputs and reads exactly what the positioned reader reads.
+    CHECK(shardplan::kjt::read_raw_json_fast(text).has_value());
+    CHECK(out == rendered(text, shardplan::kjt::ReadPath::kPositionedOnly));
   }
 }
