@@ -111,6 +111,28 @@ class FastJsonParser {
     return value;
   }
 
+  // A value integer's text in the positioned reader's canonical form: JSON already
+  // forbids leading zeros and '+', so only "-0" changes (to "0"). `zero` holds it.
+  std::string_view integer_text(char (&zero)[2]) {
+    skip_space();
+    const char* start = p_;
+    if (p_ < end_ && *p_ == '-') ++p_;
+    const char* digits = p_;
+    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    if (p_ == digits || (*digits == '0' && p_ - digits > 1)) throw GiveUp{};
+    if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E')) throw GiveUp{};
+    if (p_ - digits >= 19) {  // might not fit in 64 bits: let from_chars decide
+      std::int64_t value = 0;
+      auto [end, ec] = std::from_chars(start, p_, value);
+      if (ec != std::errc() || end != p_) throw GiveUp{};
+    }
+    if (p_ - start == 2 && start[0] == '-' && start[1] == '0') {
+      zero[0] = '0';
+      return std::string_view(zero, 1);
+    }
+    return std::string_view(start, static_cast<std::size_t>(p_ - start));
+  }
+
   // The text of a JSON number, as written.
   std::string_view number_text() {
     skip_space();
@@ -195,7 +217,7 @@ class FastJsonParser {
   void values(TokenList& out) {
     expect('[');
     if (next_is(']')) return;
-    char buffer[24];
+    char buffer[2];
     do {
       skip_space();
       if (p_ == end_) throw GiveUp{};
@@ -204,8 +226,7 @@ class FastJsonParser {
         std::string_view content = string_content();
         out.push_back(std::string_view(quote, content.size() + 2));
       } else {
-        auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, integer());
-        out.push_back(std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
+        out.push_back(integer_text(buffer));
       }
     } while (comma_or(']'));
   }

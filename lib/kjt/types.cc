@@ -1,5 +1,8 @@
 #include "kjt/types.h"
 
+#include <limits>
+#include <stdexcept>
+
 namespace shardplan::kjt {
 
 std::int64_t element_bytes(Dtype dtype) {
@@ -19,7 +22,9 @@ bool is_integer(Dtype dtype) { return dtype == Dtype::kInt32 || dtype == Dtype::
 void TokenList::push_back(std::string_view json_token) {
   if (!ends_.empty()) text_.push_back(',');
   text_.append(json_token);
-  ends_.push_back(text_.size());
+  if (text_.size() > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("more than 4 GiB of values or weights on one rank");
+  ends_.push_back(static_cast<std::uint32_t>(text_.size()));
 }
 
 std::string_view TokenList::run(std::size_t first, std::size_t last) const {

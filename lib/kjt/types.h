@@ -57,7 +57,9 @@ class TokenList {
 
  private:
   std::string text_;
-  std::vector<std::uint64_t> ends_;  // end offset in text_ of each token
+  // End offset in text_ of each token: 32 bits halve the largest structure of a big
+  // input (one entry per value); push_back refuses a list past 4 GiB of text.
+  std::vector<std::uint32_t> ends_;
 };
 
 // One source rank's KeyedJaggedTensor (spec §1): K keys, one batch size B.
