@@ -213,7 +213,7 @@ class FastJsonParser {
   }
 
   // Values: strings keep their quoted text, integers are written back in the
-  // positioned reader's canonical form (-0 becomes 0).
+  // positioned reader's canonical form (-0 becomes 0). Tokens stay in the text.
   void values(TokenList& out) {
     expect('[');
     if (next_is(']')) return;
@@ -224,9 +224,12 @@ class FastJsonParser {
       if (*p_ == '"') {
         const char* quote = p_;
         std::string_view content = string_content();
-        out.push_back(std::string_view(quote, content.size() + 2));
+        out.push_back_in_place(std::string_view(quote, content.size() + 2));
       } else {
-        out.push_back(integer_text(buffer));
+        const char* start = p_;
+        std::string_view text = integer_text(buffer);
+        if (text.data() == start) out.push_back_in_place(text);
+        else out.push_back(text);  // "-0" written as "0"
       }
     } while (comma_or(']'));
   }
@@ -237,7 +240,7 @@ class FastJsonParser {
     expect('[');
     if (next_is(']')) return;
     do
-      kjt.weights->push_back(number_text());
+      kjt.weights->push_back_in_place(number_text());
     while (comma_or(']'));
   }
 

@@ -14,6 +14,8 @@
 namespace shardplan::kjt {
 
 // `text` read into a RawInput, or nullopt when the positioned reader must handle it.
+// Value and weight tokens point into `text` (TokenList::push_back_in_place): the
+// caller keeps it alive, in RawInput::source_text.
 std::optional<RawInput> read_raw_json_fast(std::string_view text);
 
 }  // namespace shardplan::kjt

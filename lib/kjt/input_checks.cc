@@ -200,6 +200,7 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
   input.stagger = raw.stagger;
   input.protocol = raw.protocol;
   input.dtypes = Dtypes{*lengths_dtype, *values_dtype, *weights_dtype};
+  input.source_text = std::move(raw.source_text);
   input.inputs.reserve(world);
   for (std::size_t index : *by_rank) input.inputs.push_back(std::move(raw.inputs[index]));
   return input;

@@ -262,21 +262,30 @@ A2aInput read_checked(Document doc) {
 
 }  // namespace
 
-A2aInput parse_a2a_input(const std::string& file, std::string_view text, ReadPath path) {
+namespace {
+
+A2aInput read_text(const std::string& file, std::shared_ptr<const std::string> text, ReadPath path) {
   if (path == ReadPath::kFastWhenPossible && is_json_file(file))
-    if (std::optional<RawInput> raw = read_raw_json_fast(text)) {
+    if (std::optional<RawInput> raw = read_raw_json_fast(*text)) {
       // Only a clean input is taken from the fast path; a problem is reported with
       // positions, which needs the positioned reader.
+      raw->source_text = text;
       bool clean = true;
       std::optional<A2aInput> input = check_input(std::move(*raw), [&](const Problem&) { clean = false; });
       if (input && clean) return std::move(*input);
     }
-  return read_checked(parse_document(file, text));
+  return read_checked(parse_document(file, *text));
+}
+
+}  // namespace
+
+A2aInput parse_a2a_input(const std::string& file, std::string_view text, ReadPath path) {
+  return read_text(file, std::make_shared<const std::string>(text), path);
 }
 
 A2aInput read_a2a_input(const std::string& path) {
-  std::string text;
-  if (is_json_file(path) && read_whole_file(path, text)) return parse_a2a_input(path, text);
+  auto text = std::make_shared<std::string>();
+  if (is_json_file(path) && read_whole_file(path, *text)) return read_text(path, std::move(text), ReadPath::kFastWhenPossible);
   return read_checked(read_document(path));  // reports unreadable files too
 }
 

@@ -19,23 +19,39 @@ std::int64_t element_bytes(Dtype dtype) {
 
 bool is_integer(Dtype dtype) { return dtype == Dtype::kInt32 || dtype == Dtype::kInt64; }
 
+namespace {
+std::uint32_t checked_offset(std::size_t offset) {
+  if (offset > std::numeric_limits<std::uint32_t>::max())
+    throw std::length_error("more than 4 GiB of values or weights on one rank");
+  return static_cast<std::uint32_t>(offset);
+}
+}  // namespace
+
 void TokenList::push_back(std::string_view json_token) {
+  if (borrowed_) own();
   if (!ends_.empty()) text_.push_back(',');
   text_.append(json_token);
-  if (text_.size() > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("more than 4 GiB of values or weights on one rank");
-  ends_.push_back(static_cast<std::uint32_t>(text_.size()));
+  ends_.push_back(checked_offset(text_.size()));
+}
+
+void TokenList::push_back_in_place(std::string_view in_text) {
+  if (ends_.empty() && text_.empty()) borrowed_ = in_text.data();
+  if (borrowed_ && (ends_.empty() || in_text.data() == borrowed_ + ends_.back() + 1)) {
+    ends_.push_back(checked_offset(static_cast<std::size_t>(in_text.data() + in_text.size() - borrowed_)));
+    return;
+  }
+  push_back(in_text);
+}
+
+void TokenList::own() {
+  text_.assign(borrowed_, ends_.empty() ? 0 : ends_.back());
+  borrowed_ = nullptr;
 }
 
 std::string_view TokenList::run(std::size_t first, std::size_t last) const {
   if (first >= last) return {};
   std::size_t begin = first == 0 ? 0 : ends_[first - 1] + 1;  // skip the ',' before token `first`
-  return std::string_view(text_).substr(begin, ends_[last - 1] - begin);
-}
-
-void TokenList::reserve(std::size_t tokens, std::size_t bytes) {
-  ends_.reserve(tokens);
-  text_.reserve(bytes);
+  return std::string_view(data() + begin, ends_[last - 1] - begin);
 }
 
 std::int64_t Collective::bytes(std::size_t source, std::size_t destination) const {

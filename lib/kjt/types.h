@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,20 +46,30 @@ inline constexpr NameTable<Protocol, 2> kProtocolNames{{
 // JSON scalars kept as their compact JSON text, back to back with ',' between
 // them, so a run of consecutive tokens is one contiguous slice that can be copied
 // into the output as it is. Values are opaque (spec §2): they are moved, never parsed.
+// Tokens that already lie that way in the input text (a compact JSON list) are not
+// copied at all: the list records their offsets in that text, which its owner
+// (A2aInput::source_text) keeps alive.
 class TokenList {
  public:
   std::size_t size() const { return ends_.size(); }
-  // Appends one token (already valid JSON text: "\"A.V0\"", "17", "0.5").
+  // Appends one token (already valid JSON text: "\"A.V0\"", "17", "0.5"), copying it.
   void push_back(std::string_view json_token);
+  // Appends a token found at `in_text` in a text that outlives the list: while the
+  // tokens follow each other with exactly one ',' between them, nothing is copied.
+  void push_back_in_place(std::string_view in_text);
   // The JSON text of tokens [first, last), separated by ','; "" when first == last.
   std::string_view run(std::size_t first, std::size_t last) const;
   std::string_view at(std::size_t index) const { return run(index, index + 1); }
-  void reserve(std::size_t tokens, std::size_t bytes);
 
  private:
+  const char* data() const { return borrowed_ ? borrowed_ : text_.data(); }
+  // From borrowing to owning: copies the tokens so far (they are laid out alike).
+  void own();
+
   std::string text_;
-  // End offset in text_ of each token: 32 bits halve the largest structure of a big
-  // input (one entry per value); push_back refuses a list past 4 GiB of text.
+  const char* borrowed_ = nullptr;  // start of the first token in the input text, while borrowing
+  // End offset of each token: 32 bits halve the largest structure of a big input
+  // (one entry per value); a list past 4 GiB of text is refused.
   std::vector<std::uint32_t> ends_;
 };
 
@@ -89,6 +100,8 @@ struct A2aInput {
   Protocol protocol = Protocol::kLengthsThenValues;
   Dtypes dtypes;
   std::vector<SourceKjt> inputs;
+  // The input text that tokens read in place point into (fast_json_reader.h), if any.
+  std::shared_ptr<const std::string> source_text;
 
   std::size_t world_size() const { return inputs.size(); }
   bool weighted() const { return !inputs.empty() && inputs.front().weights.has_value(); }

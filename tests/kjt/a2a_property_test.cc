@@ -214,6 +214,9 @@ TEST_CASE("a2a: the fast JSON path and the positioned reader agree on unusual sp
       R"({"inputs":[{"values":["a\"b","\u00e9",-0,7],"lengths":[[2],[2]],"keys":["K","L"],"rank":0,"weights":[1,1.0,2.5e-1,-3]}],"splits":[2]})",
       R"( { "splits" : [ 1 , 1 ] , "inputs" : [ { "rank" : 1 , "keys" : [ "A" , "B" ] , "lengths" : [ [ 1e0 ] , [ 0 ] ] , "values" : [ "x" ] } ,
           {"rank":0,"keys":["A","B"],"lengths":[[0],[1]],"values":[12]} ] } )",
+      // Compact at first (read in place), then a space and a -0: the list is copied from there on.
+      R"({"splits":[1,1],"inputs":[{"rank":0,"keys":["A","B"],"lengths":[[3],[2]],"values":["a","b" ,"c",-0,"d"],
+          "weights":[1,2,3, 4,5.0]},{"rank":1,"keys":["A","B"],"lengths":[[1],[1]],"values":[5,6],"weights":[7,8]}]})",
       R"({"splits":[0,2],"stagger":2,"protocol":"splits_then_tensors","dtypes":{"values":"int32"},"inputs":[
           {"rank":0,"keys":["A","B"],"lengths":[[],[]],"values":[],"weights":null},
           {"rank":1,"keys":["A","B"],"lengths":[[1,0,1],[0,0,2]],"values":["p","q","r","s"]}]})",
