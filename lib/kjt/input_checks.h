@@ -44,6 +44,7 @@ enum class Where {
   kInputWeights,   // inputs[input].weights (the input itself when absent)
 };
 
+// One failed check: where (for the reader to turn into file:line:col) and the message.
 struct Problem {
   Where where = Where::kRoot;
   std::size_t index = 0;  // splits entry, or input (file order)

@@ -113,6 +113,8 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std
       t.features = table.feature_names;
       t.num_embeddings = table.num_embeddings;
       t.shards = planned.shards;
+      if (t.shards.empty() && t.sharding_type != ShardingType::kDataParallel)
+        r.report(planned.node, planned.path, "table '" + table.name + "' has no shards in the plan");
       ParameterConstraintsConfig constraints;
       if (auto c = model.constraints.find(table.name); c != model.constraints.end()) constraints = c->second;
       t.weighted = constraints.is_weighted;

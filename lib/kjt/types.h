@@ -114,7 +114,9 @@ struct Collective {
   Dtype dtype = Dtype::kInt32;
   std::vector<std::vector<std::int64_t>> elements;
 
+  // elements[source][destination] times the element size.
   std::int64_t bytes(std::size_t source, std::size_t destination) const;
+  // The sum of the byte matrix, local copies included.
   std::int64_t total_bytes() const;
   std::int64_t cross_rank_bytes() const;  // total minus the diagonal (local copies)
 };

@@ -178,6 +178,11 @@ modules:
   CHECK(mismatch.err == "error: " + prefix + "plan_c2.json:2:50: plan: no sharding for table 't_one' of module 'ebc' (model " +
                             model + ")\n" + "error: " + prefix + "plan_c2.json:2:68: plan.ebc.t_other: table 't_other' of module 'ebc' is not in the model " +
                             model + "\n");
+  // A sharded table must have shards ({"t_one": takes columns 57-65, its { is at 66).
+  std::string plan3 = plan_file("plan_c3.json", R"("t_one":{"sharding_type":"table_wise","shards":[]})");
+  auto no_shards = run_shardplan("a2a --plan '" + plan3 + "' --model '" + model + "'");
+  CHECK(no_shards.exit_code == 2);
+  CHECK(no_shards.err == "error: " + prefix + "plan_c3.json:2:66: plan.ebc.t_one: table 't_one' has no shards in the plan\n");
   auto usage = run_shardplan("a2a --plan '" + plan + "'");
   CHECK(usage.exit_code == 2);
   CHECK(usage.err == "error: give either --input FILE, or --plan FILE with --model FILE\n");

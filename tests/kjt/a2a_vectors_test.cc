@@ -172,3 +172,24 @@ TEST_CASE("a2a: feature_layout, dtypes, batch size 0 and --output", "[kjt][a2a]"
  {"phase":2,"name":"values","dtype":"int32","elements":[[2,2],[0,0]],"bytes":[[8,8],[0,0]],"total_bytes":16,"cross_rank_bytes":8},
  {"phase":2,"name":"weights","dtype":"float16","elements":[[2,2],[0,0]],"bytes":[[4,4],[0,0]],"total_bytes":8,"cross_rank_bytes":4}]})"));
 }
+
+TEST_CASE("a2a: the same input gives byte-identical output", "[kjt][a2a]") {
+  std::string input = R"({"splits":[2,1,0,1],"stagger":2,)" + kV3Inputs;
+  auto first = run_a2a("det1.json", input);
+  auto second = run_a2a("det2.json", input);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.out == second.out);
+}
+
+TEST_CASE("a2a: --help shows both modes with examples; a missing file is exit 2", "[kjt][a2a]") {
+  auto help = shardplan::testing::run_shardplan("a2a --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.out.find("shardplan a2a --input kjt.json -o received.json") != std::string::npos);
+  CHECK(help.out.find("shardplan a2a --plan plan.json --model") != std::string::npos);
+  auto missing = shardplan::testing::run_shardplan("a2a --input /nonexistent/kjt.json");
+  CHECK(missing.exit_code == 2);
+  CHECK(missing.err == "error: /nonexistent/kjt.json: cannot open the file (missing or not readable)\n");
+  auto check_only = run_a2a("check_only.json", R"({"splits":[2,1],)" + kV1Inputs, "--check-only");
+  CHECK(check_only.exit_code == 0);
+  CHECK(check_only.out.empty());
+}
