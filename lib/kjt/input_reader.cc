@@ -279,6 +279,14 @@ A2aInput read_text(const std::string& file, std::shared_ptr<const std::string> t
 
 }  // namespace
 
+const std::vector<std::string>& a2a_input_keys(std::string_view section) {
+  static const std::vector<std::string> kNone;
+  if (section.empty()) return kTopKeys;
+  if (section == "dtypes") return kDtypeKeys;
+  if (section == "input") return kInputKeys;
+  return kNone;
+}
+
 A2aInput parse_a2a_input(const std::string& file, std::string_view text, ReadPath path) {
   return read_text(file, std::make_shared<const std::string>(text), path);
 }

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kjt/types.h"
 
@@ -13,6 +14,10 @@ namespace shardplan::kjt {
 // keys, wrong types) in reading order, or else the spec's check failures (§6) in
 // the spec's order.
 A2aInput read_a2a_input(const std::string& path);
+
+// The keys the input accepts in `section`: "" (top level), "dtypes" or "input" (one
+// entry of inputs); the schema test keeps schemas/a2a-input.schema.json equal to them.
+const std::vector<std::string>& a2a_input_keys(std::string_view section);
 
 // Whether a JSON input may be read by the fast path (fast_json_reader.h); both
 // paths give the same A2aInput, the positioned one is for tests that compare them.
