@@ -159,7 +159,7 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
       const SourceKjt& kjt = raw.inputs[index];
       const std::string rank = "rank " + std::to_string(r) + ": ";
       // a. the same keys everywhere (or the feature layout's order).
-      if (raw.feature_layout && raw.splits.has_value() == false) {
+      if (raw.feature_layout && !raw.splits) {
         if (kjt.keys != layout_keys) {
           same_keys = false;
           fail(Problem{Where::kInputKeys, index, 0, 0,

@@ -92,6 +92,9 @@ InputDistGroup group_traffic(const PlanTrafficInput& input, const std::vector<co
   // Every rank has the same batch size here, so no batch_sizes exchange (spec §4).
   group.collectives.push_back(lengths);
   group.collectives.push_back(values);
+  // A KJT carries weights for all of its keys or for none (torchrec's
+  // EmbeddingBagCollection is weighted as a whole), so one weighted table means a
+  // weight for every value of the group.
   if (weighted) {
     ExpectedCollective weights = values;
     weights.name = "weights";
