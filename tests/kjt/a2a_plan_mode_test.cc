@@ -3,6 +3,11 @@
 // which features under each sharding type, values shared by row count).
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
 #include "config/config_test_util.h"
 #include "kjt/a2a_test_util.h"
 
@@ -186,4 +191,80 @@ modules:
   auto usage = run_shardplan("a2a --plan '" + plan + "'");
   CHECK(usage.exit_code == 2);
   CHECK(usage.err == "error: give either --input FILE, or --plan FILE with --model FILE\n");
+}
+
+// A real plan: `shardplan plan` on the DLRM example (2 hosts x 8 GPUs), then the
+// plan-derived mode. The expected totals are recomputed here from the plan file and
+// the model file alone: per table and receiving shard, from each of the 16 sources,
+// 1 feature x 2048 lengths (4 B) and pooling factor x 2048 x rows/N values (8 B).
+TEST_CASE("a2a plan mode on a real plan of the DLRM example", "[kjt][a2a][plan]") {
+  const std::string source = SHARDPLAN_SOURCE_DIR;
+  const std::string model = source + "/configs/dlrm-criteo-terabyte.yaml";
+  const std::string plan = shardplan::testing::scratch_prefix() + "dlrm_plan.json";
+  auto planned = run_shardplan("plan --model '" + model + "' --topology '" + source +
+                               "/configs/topology-2x8-80g.yaml' --stats none -o '" + plan + "'");
+  REQUIRE(planned.exit_code == 0);
+  json out = run_ok("--plan '" + plan + "' --model '" + model + "'");
+
+  YAML::Node model_yaml = YAML::LoadFile(model);
+  const double batch = model_yaml["batch_size"].as<double>();
+  std::map<std::string, double> rows_of, pooling_of;
+  std::map<std::string, std::string> feature_of;
+  for (const auto& table : model_yaml["modules"][0]["tables"]) {
+    rows_of[table["name"].as<std::string>()] = table["num_embeddings"].as<double>();
+    feature_of[table["name"].as<std::string>()] = table["feature_names"][0].as<std::string>();
+  }
+  for (const auto& c : model_yaml["constraints"])
+    if (c.second["pooling_factors"]) pooling_of[c.first.as<std::string>()] = c.second["pooling_factors"][0].as<double>();
+
+  json plan_json = json::parse(shardplan::testing::slurp(plan));
+  const int world = 16, local = 8;
+  std::map<std::string, double> expected_total, expected_cross_host;  // by sharding type
+  std::map<std::string, std::set<int>> receivers_of_feature;
+  for (const auto& [name, table] : plan_json["plan"]["sparse.ebc"].items()) {
+    std::string type = table["sharding_type"];
+    if (type == "data_parallel") continue;
+    double pooling = pooling_of.count(name) ? pooling_of[name] : 1.0;
+    const std::string& feature = feature_of[name];
+    std::vector<std::pair<int, double>> receivers;  // rank, share of the values
+    if (type == "row_wise") {
+      std::vector<double> share(world, 0.0);
+      for (const auto& s : table["shards"]) share[s["rank"].get<int>()] += s["sizes"][0].get<double>() / rows_of[name];
+      for (int r = 0; r < world; ++r) receivers.push_back({r, share[r]});
+    } else {
+      for (const auto& s : table["shards"])
+        receivers.push_back({s["rank"].get<int>(), s["sizes"][0].get<double>() / rows_of[name]});
+    }
+    for (const auto& [rank, share] : receivers) {
+      receivers_of_feature[feature].insert(rank);
+      double per_source = batch * 4 + pooling * batch * share * 8;  // lengths + values bytes
+      expected_total[type] += per_source * world;
+      expected_cross_host[type] += per_source * (world - local);  // the sources on the other host
+    }
+  }
+  REQUIRE(!expected_total.empty());
+  std::size_t checked = 0;
+  for (const auto& group : out["groups"]) {
+    std::string type = group["sharding_type"];
+    double total = 0, cross_host = 0;
+    for (const auto& c : group["collectives"]) {
+      total += c["total_bytes"].get<double>();
+      cross_host += c["cross_host_bytes"].get<double>();
+    }
+    INFO(type);
+    if (type == "data_parallel") {
+      CHECK(group["collectives"].empty());
+      continue;
+    }
+    CHECK(total == Approx(expected_total[type]));
+    CHECK(cross_host == Approx(expected_cross_host[type]));
+    for (std::size_t r = 0; r < group["feature_layout"].size(); ++r)
+      for (const auto& feature : group["feature_layout"][r]) {
+        CHECK(receivers_of_feature[feature.get<std::string>()].count(static_cast<int>(r)) == 1);
+        ++checked;
+      }
+  }
+  std::size_t receivers = 0;
+  for (const auto& [feature, ranks] : receivers_of_feature) receivers += ranks.size();
+  CHECK(checked == receivers);
 }
