@@ -90,10 +90,8 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std
   input.batch_size = model.batch_size;
   auto plan = read_plan(r, root, input.world_size, input.local_world_size);
   r.throw_if_any();
-  if (input.world_size % input.local_world_size != 0)
-    r.report(root["topology"]["local_world_size"], "topology.local_world_size",
-             "local_world_size " + std::to_string(input.local_world_size) + " does not divide world_size " +
-                 std::to_string(input.world_size));
+  // local_world_size need not divide world_size (torchrec's Topology takes any; the
+  // last host is then smaller): host(r) = r / local_world_size either way.
 
   std::set<std::pair<std::string, std::string>> used;
   for (const ModuleConfig& module : model.modules)
