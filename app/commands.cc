@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
        "shardplan enumerate --config configs/quickstart.json --format text", setup_enumerate},
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
+      {"a2a", "simulate torchrec's KJTAllToAll: what every rank receives and what each collective moves",
+       "shardplan a2a --input kjt.json -o received.json", setup_a2a},
   };
   return table;
 }
