@@ -1,0 +1,57 @@
+// `shardplan pipeline`: torch Pipe's stage plan for a sequential model (spec pipeline.md).
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "common/error.h"
+#include "output.h"
+#include "pipeline/input.h"
+#include "pipeline/plan_json.h"
+#include "pipeline/planner.h"
+
+namespace shardplan::app {
+
+namespace {
+
+struct PipelineCommandOptions {
+  std::string input;
+  std::string output;
+};
+
+int run(const PipelineCommandOptions& options) {
+  const pipeline::PipelineInput input = pipeline::read_pipeline_input(options.input);
+  const pipeline::PlanResult result = pipeline::plan_pipeline(input);
+  if (!result.plan) {
+    std::cerr << "error: " << result.failure->message << "\n";
+    return static_cast<int>(ExitCode::kNoFeasiblePlan);
+  }
+  write_output(options.output, pipeline::render_plan_json(*result.plan, input));
+  // The plan is still written when a stage does not fit: it shows by how much.
+  const auto errors = pipeline::fit_errors(*result.plan);
+  for (const auto& e : errors) std::cerr << "error: " << e << "\n";
+  return static_cast<int>(errors.empty() ? ExitCode::kOk : ExitCode::kNoFeasiblePlan);
+}
+
+}  // namespace
+
+CommandRun setup_pipeline(CLI::App& sub) {
+  auto options = std::make_shared<PipelineCommandOptions>();
+  sub.add_option("-i,--input", options->input, "the model's layers, batch, devices and options (YAML or JSON)")
+      ->required()
+      ->type_name("FILE");
+  sub.add_option("-o,--output", options->output, "write the plan here, atomically (default: stdout)")->type_name("FILE");
+  sub.footer(
+      "Cuts a sequential model into stages as torch.distributed.pipeline.sync.Pipe (torchgpipe)\n"
+      "would, splits the batch into micro-batches like torch.chunk, and prints the clock-by-clock\n"
+      "schedule, step time, bubble, per-stage peak memory and transfers as JSON.\n"
+      "options.schedule: gpipe (default, Pipe), 1f1b, interleaved_1f1b (with virtual_stages).\n\n"
+      "Examples:\n"
+      "  shardplan pipeline --input configs/pipeline-transformer.yaml\n"
+      "  shardplan pipeline --input model.json -o plan.json\n\n"
+      "Exit codes: 0 plan written; 1 no partition fits, blockpartition failed, or a stage does\n"
+      "not fit its device (the plan is still written); 2 bad input or usage (Pipe's exception\n"
+      "kind and message, e.g. 'ValueError: number of chunks must be positive integer').");
+  return [options] { return run(*options); };
+}
+
+}  // namespace shardplan::app
