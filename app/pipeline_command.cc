@@ -2,8 +2,11 @@
 #include <iostream>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "commands.h"
 #include "common/error.h"
+#include "common/phase_times.h"
 #include "output.h"
 #include "pipeline/input.h"
 #include "pipeline/plan_json.h"
@@ -16,16 +19,29 @@ namespace {
 struct PipelineCommandOptions {
   std::string input;
   std::string output;
+  bool timings = false;
 };
 
+void print_timings(const PhaseTimes& phases) {
+  std::cerr << "timings (wall):\n";
+  for (const auto& [name, seconds] : phases.phases()) std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
+}
+
 int run(const PipelineCommandOptions& options) {
+  PhaseTimes phases;
   const pipeline::PipelineInput input = pipeline::read_pipeline_input(options.input);
+  phases.mark("read the input");
   const pipeline::PlanResult result = pipeline::plan_pipeline(input);
+  phases.append(result.phases);
   if (!result.plan) {
     std::cerr << "error: " << result.failure->message << "\n";
+    if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
+  phases.restart();
   write_output(options.output, pipeline::render_plan_json(*result.plan, input));
+  phases.mark("render and write the plan");
+  if (options.timings) print_timings(phases);
   // The plan is still written when a stage does not fit: it shows by how much.
   const auto errors = pipeline::fit_errors(*result.plan);
   for (const auto& e : errors) std::cerr << "error: " << e << "\n";
@@ -40,6 +56,7 @@ CommandRun setup_pipeline(CLI::App& sub) {
       ->required()
       ->type_name("FILE");
   sub.add_option("-o,--output", options->output, "write the plan here, atomically (default: stdout)")->type_name("FILE");
+  sub.add_flag("--timings", options->timings, "print the wall time of each phase to stderr (never in the plan)");
   sub.footer(
       "Cuts a sequential model into stages as torch.distributed.pipeline.sync.Pipe (torchgpipe)\n"
       "would, splits the batch into micro-batches like torch.chunk, and prints the clock-by-clock\n"

@@ -44,7 +44,8 @@ std::vector<int> balance_from_choices(const std::vector<std::vector<int>>& choic
 // feasible transitions give the same answer whatever the bound.
 std::optional<std::vector<int>> least_squares_balance(const std::vector<double>& prefix, int n, double threshold,
                                                       const StageFits& fits,
-                                                      const std::function<int(int, int)>& last_end) {
+                                                      const std::function<int(int, int)>& last_end,
+                                                      const std::vector<std::vector<char>>* reachable_begins = nullptr) {
   const int layers = static_cast<int>(prefix.size()) - 1;
   std::vector<std::vector<double>> best(n + 1, std::vector<double>(layers + 1, kInfinity));
   std::vector<std::vector<int>> choice(n + 1, std::vector<int>(layers + 1, -1));
@@ -52,6 +53,9 @@ std::optional<std::vector<int>> least_squares_balance(const std::vector<double>&
   for (int k = 1; k <= n; ++k) {
     const int stage = n - k;
     for (int i = stage; i <= layers - k; ++i) {
+      // A stage cannot begin where the stages before it cannot end: skipping
+      // those begins changes nothing but the time taken.
+      if (reachable_begins && !(*reachable_begins)[stage][i]) continue;
       const int hi = std::min(last_end(stage, i), layers - k + 1);
       for (int t = i + 1; t <= hi; ++t) {
         if (best[k - 1][t] == kInfinity) continue;
@@ -68,13 +72,6 @@ std::optional<std::vector<int>> least_squares_balance(const std::vector<double>&
   }
   if (best[n][0] == kInfinity) return std::nullopt;
   return balance_from_choices(choice, n);
-}
-
-// The largest end e such that [begin, e) costs at most `limit` (begin if none).
-int cost_reach(const std::vector<double>& prefix, int begin, double limit) {
-  auto first = prefix.begin() + begin + 1;
-  auto it = std::partition_point(first, prefix.end(), [&](double p) { return p - prefix[begin] <= limit; });
-  return static_cast<int>(it - prefix.begin()) - 1;
 }
 
 }  // namespace
@@ -142,26 +139,39 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem) {
         }
         fit_reach[j][b] = lo;
       }
-  auto reach = [&](int stage, int begin, double limit) {
-    int by_cost = cost_reach(prefix, begin, limit);
-    return std::min(by_cost, fit_reach[fit_rows == 1 ? 0 : stage][begin]);
+  // cost_end[b]: the last end whose stage from b costs <= limit. prefix is
+  // non-decreasing, so it never moves left as b grows: two pointers, O(N).
+  std::vector<int> cost_end(layers);
+  auto compute_cost_ends = [&](double limit) {
+    int e = 0;
+    for (int b = 0; b < layers; ++b) {
+      e = std::max(e, b);
+      while (e < layers && prefix[e + 1] - prefix[b] <= limit) ++e;
+      cost_end[b] = e;
+    }
+  };
+  auto reach = [&](int stage, int begin) {
+    return std::min(cost_end[begin], fit_reach[fit_rows == 1 ? 0 : stage][begin]);
   };
 
   // Can [0, N) be cut into exactly n stages each costing <= limit and fitting?
   // Stage k may end anywhere in [b+1, reach(k, b)] for a begin b reachable after
   // k stages, so one sweep with a difference array per stage decides it.
+  // `begins`, when given, keeps the reachable begins of every stage.
   std::vector<char> reachable(layers + 1), next(layers + 1);
   std::vector<int> delta(layers + 2);
-  auto feasible = [&](double limit) {
+  auto feasible = [&](double limit, std::vector<std::vector<char>>* begins) {
+    compute_cost_ends(limit);
     std::fill(reachable.begin(), reachable.end(), 0);
     reachable[0] = 1;
     for (int k = 0; k < n; ++k) {
+      if (begins) begins->push_back(reachable);
       std::fill(delta.begin(), delta.end(), 0);
       const int max_end = layers - (n - k - 1);
       bool any = false;
       for (int b = 0; b < layers; ++b) {
         if (!reachable[b]) continue;
-        int e = std::min(reach(k, b, limit), max_end);
+        int e = std::min(reach(k, b), max_end);
         if (e < b + 1) continue;
         ++delta[b + 1];
         --delta[e + 1];
@@ -181,19 +191,24 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem) {
   // The bottleneck is the smallest double `limit` that is feasible; non-negative
   // doubles order like their bit patterns, so bisect on those (at most 64 tests).
   const double total = prefix[layers];
-  if (!feasible(total)) return std::nullopt;
-  std::uint64_t lo = 0, hi = std::bit_cast<std::uint64_t>(total);
-  if (feasible(0.0)) hi = 0;
+  if (!feasible(total, nullptr)) return std::nullopt;
+  // No stage costs less than the dearest layer or than an equal share; the
+  // margin covers the rounding of prefix differences (at most a few ulps of total).
+  const double lower = std::max(*std::max_element(problem.costs.begin(), problem.costs.end()), total / n);
+  std::uint64_t lo = std::bit_cast<std::uint64_t>(std::max(0.0, std::min(lower, total) - 1e-9 * total));
+  std::uint64_t hi = std::bit_cast<std::uint64_t>(total);
   while (lo < hi) {
     std::uint64_t mid = lo + (hi - lo) / 2;
-    if (feasible(std::bit_cast<double>(mid))) hi = mid;
+    if (feasible(std::bit_cast<double>(mid), nullptr)) hi = mid;
     else lo = mid + 1;
   }
   const double bottleneck = std::bit_cast<double>(hi);
   const double threshold = bottleneck * (1 + kRelativeTolerance);
+  std::vector<std::vector<char>> begins;
+  feasible(threshold, &begins);
   // reach() already stops at the last end that fits, so no fit test is repeated.
   return least_squares_balance(prefix, n, threshold, StageFits{},
-                               [&](int stage, int begin) { return reach(stage, begin, threshold); });
+                               [&](int stage, int begin) { return reach(stage, begin); }, &begins);
 }
 
 BlockpartitionResult blockpartition(const std::vector<double>& costs, int partitions) {

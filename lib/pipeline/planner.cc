@@ -204,7 +204,9 @@ PlanResult plan_pipeline(const PipelineInput& input) {
   // An empty Sequential is returned untouched by Pipe: no micro-batches at all.
   if (!empty_model) plan.micro = split_micro_batches(input.batch_size, input.options);
 
+  result.phases.restart();
   BalanceOutcome outcome = choose_balance(input, plan.micro, ranges);
+  result.phases.mark("balance the stages");
   if (outcome.failure) {
     result.failure = outcome.failure;
     return result;
@@ -243,6 +245,7 @@ PlanResult plan_pipeline(const PipelineInput& input) {
     plan.sequential_ms += (layer.fwd_ms_per_sample + layer.bwd_ms_per_sample) * input.batch_size;
   list_transfers(plan, input, ranges);
   plan.warnings = plan.micro.warnings;
+  result.phases.mark("schedule, time, memory and transfers");
   result.plan = std::move(plan);
   return result;
 }

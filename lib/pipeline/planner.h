@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/phase_times.h"
 #include "pipeline/memory.h"
 #include "pipeline/microbatch.h"
 #include "pipeline/schedule.h"
@@ -75,6 +76,7 @@ struct PlanFailure {
 struct PlanResult {
   std::optional<PipelinePlan> plan;
   std::optional<PlanFailure> failure;
+  PhaseTimes phases;  // wall time of balancing and of the rest, for --timings only
 };
 
 // Plans a validated input.
