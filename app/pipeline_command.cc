@@ -11,6 +11,7 @@
 #include "pipeline/input.h"
 #include "pipeline/plan_json.h"
 #include "pipeline/planner.h"
+#include "pipeline/suggest.h"
 
 namespace shardplan::app {
 
@@ -20,6 +21,8 @@ struct PipelineCommandOptions {
   std::string input;
   std::string output;
   bool timings = false;
+  bool suggest = false;
+  int show = 5;
 };
 
 void print_timings(const PhaseTimes& phases) {
@@ -31,6 +34,14 @@ int run(const PipelineCommandOptions& options) {
   PhaseTimes phases;
   const pipeline::PipelineInput input = pipeline::read_pipeline_input(options.input);
   phases.mark("read the input");
+  if (options.suggest) {
+    if (options.show < 1) throw InputError(SourcePos{}, "--show", "expected 1 or more, found " + std::to_string(options.show));
+    const pipeline::Suggestions suggestions = pipeline::suggest(input);
+    write_output(options.output, pipeline::render_suggestions(suggestions, input, options.show));
+    phases.mark("try the configurations");
+    if (options.timings) print_timings(phases);
+    return static_cast<int>(suggestions.ranked.empty() ? ExitCode::kNoFeasiblePlan : ExitCode::kOk);
+  }
   const pipeline::PlanResult result = pipeline::plan_pipeline(input);
   phases.append(result.phases);
   if (!result.plan) {
@@ -56,6 +67,10 @@ CommandRun setup_pipeline(CLI::App& sub) {
       ->required()
       ->type_name("FILE");
   sub.add_option("-o,--output", options->output, "write the plan here, atomically (default: stdout)")->type_name("FILE");
+  sub.add_flag("--suggest", options->suggest,
+               "instead of one plan: try 1..devices.count stages x chunks x schedule, print the best by step "
+               "time and why the others lose");
+  sub.add_option("--show", options->show, "how many suggestions to list (default 5)")->type_name("N");
   sub.add_flag("--timings", options->timings, "print the wall time of each phase to stderr (never in the plan)");
   sub.footer(
       "Cuts a sequential model into stages as torch.distributed.pipeline.sync.Pipe (torchgpipe)\n"
@@ -64,7 +79,8 @@ CommandRun setup_pipeline(CLI::App& sub) {
       "options.schedule: gpipe (default, Pipe), 1f1b, interleaved_1f1b (with virtual_stages).\n\n"
       "Examples:\n"
       "  shardplan pipeline --input configs/pipeline-transformer.yaml\n"
-      "  shardplan pipeline --input model.json -o plan.json\n\n"
+      "  shardplan pipeline --input model.json -o plan.json\n"
+      "  shardplan pipeline --input configs/pipeline-transformer.yaml --suggest\n\n"
       "Exit codes: 0 plan written; 1 no partition fits, blockpartition failed, or a stage does\n"
       "not fit its device (the plan is still written); 2 bad input or usage (Pipe's exception\n"
       "kind and message, e.g. 'ValueError: number of chunks must be positive integer').");
