@@ -128,6 +128,25 @@ TEST_CASE("blockpartition reproduces torchgpipe, including its invalid results",
   CHECK(blockpartition({2, 2, 2, 2, 2}, 2).balance == std::vector<int>{2, 3});
 }
 
+TEST_CASE("size costs are truncated like torch's profile_sizes (spec §10.2)", "[pipeline][partition]") {
+  PipelineInput input;
+  input.batch_size = 10;
+  input.options.chunks = 4;  // latent scale 10 / 4 = 2.5 (real division)
+  input.options.param_scale = 1.5;
+  input.options.balance_by = BalanceBy::kSize;
+  input.layers = {{"a", 3, 3, 0, 0, 0}, {"b", 1, 1, 0, 0, 0}};
+  // a: 3 * 2.5 + 3 * 1.5 = 12.0; b: 1 * 2.5 + 1 * 1.5 = 4.0 -> both exact.
+  CHECK(layer_costs(input) == std::vector<double>{12, 4});
+  input.layers = {{"c", 1, 3, 0, 0, 0}};  // 3 * 2.5 + 1 * 1.5 = 9.0
+  input.options.param_scale = 1.25;       // 7.5 + 1.25 = 8.75 -> 8
+  CHECK(layer_costs(input) == std::vector<double>{8});
+  input.options.balance_by = BalanceBy::kParameters;
+  CHECK(layer_costs(input) == std::vector<double>{1});
+  input.options.balance_by = BalanceBy::kTime;
+  input.layers = {{"d", 0, 0, 0.25, 0.5, 0}};
+  CHECK(layer_costs(input) == std::vector<double>{0.75});
+}
+
 TEST_CASE("uniform balance is DeepSpeed's partition_uniform: the first N mod P stages get one more", "[pipeline][partition]") {
   CHECK(uniform_balance(10, 4) == std::vector<int>{3, 3, 2, 2});
   CHECK(uniform_balance(8, 4) == std::vector<int>{2, 2, 2, 2});
