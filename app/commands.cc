@@ -11,7 +11,7 @@ const std::vector<Command>& commands() {
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
       {"pipeline", "plan pipeline-parallel stages, micro-batches and schedule (torch Pipe, 1F1B, interleaved)",
-       "shardplan pipeline --input configs/pipeline-transformer.yaml", setup_pipeline},
+       "shardplan pipeline --input configs/pipeline/transformer.yaml", setup_pipeline},
   };
   return table;
 }

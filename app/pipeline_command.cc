@@ -78,9 +78,9 @@ CommandRun setup_pipeline(CLI::App& sub) {
       "schedule, step time, bubble, per-stage peak memory and transfers as JSON.\n"
       "options.schedule: gpipe (default, Pipe), 1f1b, interleaved_1f1b (with virtual_stages).\n\n"
       "Examples:\n"
-      "  shardplan pipeline --input configs/pipeline-transformer.yaml\n"
+      "  shardplan pipeline --input configs/pipeline/transformer.yaml\n"
       "  shardplan pipeline --input model.json -o plan.json\n"
-      "  shardplan pipeline --input configs/pipeline-transformer.yaml --suggest\n\n"
+      "  shardplan pipeline --input configs/pipeline/transformer.yaml --suggest\n\n"
       "Exit codes: 0 plan written; 1 no partition fits, blockpartition failed, or a stage does\n"
       "not fit its device (the plan is still written); 2 bad input or usage (Pipe's exception\n"
       "kind and message, e.g. 'ValueError: number of chunks must be positive integer').");

@@ -21,7 +21,8 @@ struct StageMemory {
 // Sums over contiguous layer ranges [begin, end) in O(1) (O(skips) for inputs).
 class LayerRanges {
  public:
-  explicit LayerRanges(const PipelineInput& input);
+  explicit LayerRanges(const PipelineInput& input);  // keeps a reference to `input`
+  // P_j and A_j: parameter bytes and summed layer outputs per sample.
   std::int64_t param_bytes(int begin, int end) const { return params_[end] - params_[begin]; }
   std::int64_t activation_bytes(int begin, int end) const { return activations_[end] - activations_[begin]; }
   // 2 float32 buffers per BatchNorm feature when deferred_batch_norm is on, else 0.

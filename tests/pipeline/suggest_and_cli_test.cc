@@ -87,12 +87,12 @@ TEST_CASE("pipeline: --help has an example; the transformer config plans under a
           "[pipeline][cli]") {
   RunResult help = run_shardplan("pipeline --help");
   CHECK(help.exit_code == 0);
-  CHECK(help.out.find("shardplan pipeline --input configs/pipeline-transformer.yaml") != std::string::npos);
+  CHECK(help.out.find("shardplan pipeline --input configs/pipeline/transformer.yaml") != std::string::npos);
   CHECK(help.out.find("--suggest") != std::string::npos);
   RunResult listing = run_shardplan("--help");
   CHECK(listing.out.find("pipeline") != std::string::npos);
 
-  const std::string config = slurp(kSource + "/configs/pipeline-transformer.yaml");
+  const std::string config = slurp(kSource + "/configs/pipeline/transformer.yaml");
   REQUIRE(!config.empty());
   double gpipe_step = 0;
   for (const std::string schedule : {"gpipe", "1f1b", "interleaved_1f1b"}) {
