@@ -177,6 +177,27 @@ TEST_CASE("pipeline §10.1: torch's blockpartition returning an empty block is a
   CHECK(error_lines(r) == std::vector<std::string>{"error: blockpartition produced an invalid balance [2, 1, 3, 0, 1]"});
 }
 
+TEST_CASE("pipeline skips: a popped skip is extra input of its pop stage and a direct transfer", "[pipeline][examples]") {
+  // Spec §1 and §6: stage 1 ([l2, l3]) takes in a_1 = 100 plus the skip's 30 bytes;
+  // checkpoint never, one micro-batch of 8: act = (in + A) * 8 = (130 + 200) * 8 = 2640
+  // (stage 0: (50 + 200) * 8 = 2000).
+  // The skip stashed in stage 0 and popped in stage 1 moves 30 * 8 = 240 bytes each way,
+  // listed after the boundaries; a skip inside one stage moves nothing.
+  std::string layers;
+  for (int i = 0; i < 4; ++i)
+    layers += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) +
+              R"(","activation_bytes_per_sample":100,"fwd_ms_per_sample":1})";
+  RunResult r = run_pipeline("skips.json", R"({"layers":[)" + layers + R"(],"input_bytes_per_sample":50,
+   "skips":[{"name":"s","stash":"l0","pop":"l3","bytes_per_sample":30},
+            {"name":"t","stash":"l2","pop":"l3","bytes_per_sample":1000}],
+   "batch_size":8,"devices":{"count":2},"options":{"balance":[2,2],"checkpoint":"never"}})");
+  REQUIRE(r.exit_code == 0);
+  const json expected = json::parse(R"({"stages":[{"memory":{"activations":2000}},{"memory":{"activations":2640}}],
+   "transfers":[{"from":0,"to":1,"kind":"boundary","activation_bytes":800,"gradient_bytes":800},
+                {"from":0,"to":1,"kind":"skip","name":"s","activation_bytes":240,"gradient_bytes":240}]})");
+  require_same(expected, r, true);
+}
+
 TEST_CASE("pipeline §10.5: an empty model has no stages, micro-batches or time", "[pipeline][examples]") {
   RunResult r = run_pipeline("empty.json", R"({"layers":[],"batch_size":8,"devices":{"count":2},
  "options":{"balance":[],"chunks":4}})");
