@@ -74,6 +74,37 @@ std::optional<std::vector<int>> least_squares_balance(const std::vector<double>&
   return balance_from_choices(choice, n);
 }
 
+// When the bottleneck is 0 every feasible partition has stage costs 0 and sum
+// of squares 0, so the DP's answer is the lexicographically smallest feasible
+// balance: the shortest first stage from which the rest can still be cut, and so
+// on. Found in O(n N) instead of visiting every (arbitrarily long) window.
+// `last_end(j, b)` is the last end stage j may have when it begins at b.
+std::optional<std::vector<int>> zero_cost_balance(int n, int layers, const std::function<int(int, int)>& last_end) {
+  // can_finish[k][b]: layers [b, N) can be cut into k stages (the first being stage n - k).
+  std::vector<std::vector<char>> can_finish(n + 1, std::vector<char>(layers + 1, 0));
+  can_finish[0][layers] = 1;
+  std::vector<int> count(layers + 2);
+  for (int k = 1; k <= n; ++k) {
+    // count[p] = number of ends t < p from which k - 1 stages finish.
+    count[0] = 0;
+    for (int p = 0; p <= layers; ++p) count[p + 1] = count[p] + can_finish[k - 1][p];
+    for (int b = 0; b + k <= layers; ++b) {
+      int hi = std::min(last_end(n - k, b), layers - k + 1);
+      if (hi >= b + 1 && count[hi + 1] - count[b + 1] > 0) can_finish[k][b] = 1;
+    }
+  }
+  if (!can_finish[n][0]) return std::nullopt;
+  std::vector<int> balance;
+  int at = 0;
+  for (int k = n; k >= 1; --k) {
+    int t = at + 1;
+    while (!can_finish[k - 1][t]) ++t;
+    balance.push_back(t - at);
+    at = t;
+  }
+  return balance;
+}
+
 }  // namespace
 
 std::vector<double> layer_costs(const PipelineInput& input) {
@@ -203,6 +234,10 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem) {
     else lo = mid + 1;
   }
   const double bottleneck = std::bit_cast<double>(hi);
+  if (bottleneck == 0) {
+    compute_cost_ends(0.0);
+    return zero_cost_balance(n, layers, [&](int stage, int begin) { return reach(stage, begin); });
+  }
   const double threshold = bottleneck * (1 + kRelativeTolerance);
   std::vector<std::vector<char>> begins;
   feasible(threshold, &begins);
