@@ -126,11 +126,20 @@ std::string render_suggestions(const Suggestions& suggestions, const PipelineInp
     out += fmt::format("  {} plans do not fit", suggestions.rejected.size());
     // The one that would use the most devices and the fewest chunks shows the limit best.
     out += fmt::format(", e.g. {}: {}\n", describe(suggestions.rejected.back()), suggestions.rejected.back().rejection);
-    std::map<int, int> by_schedule;
-    for (const auto& c : suggestions.rejected) ++by_schedule[static_cast<int>(c.schedule)];
+    // Memory failures say "no partition ... fits" or "... needs N bytes"; anything
+    // else (blockpartition's failures) could not be balanced at all.
+    std::map<int, std::pair<int, int>> by_schedule;  // schedule -> (over memory, not balanced)
+    for (const auto& c : suggestions.rejected) {
+      bool memory = c.rejection.find(" fits in ") != std::string::npos || c.rejection.find(" needs ") != std::string::npos;
+      auto& counts = by_schedule[static_cast<int>(c.schedule)];
+      ++(memory ? counts.first : counts.second);
+    }
     for (const auto& entry : kScheduleKindNames)
-      if (auto it = by_schedule.find(static_cast<int>(entry.value)); it != by_schedule.end())
-        out += fmt::format("    {}: {} over memory\n", entry.name, it->second);
+      if (auto it = by_schedule.find(static_cast<int>(entry.value)); it != by_schedule.end()) {
+        out += fmt::format("    {}: {} over memory", entry.name, it->second.first);
+        if (it->second.second > 0) out += fmt::format(", {} not balanced", it->second.second);
+        out += "\n";
+      }
   }
   return out;
 }
