@@ -27,21 +27,19 @@ Json clocks_json(const std::vector<std::vector<Task>>& clocks) {
   return out;
 }
 
-const char* kind_letter(TaskKind kind) { return kind == TaskKind::kForward ? "F" : "B"; }
-
 // 1F1B schedules: clock by clock ("F"/"B", micro-batch, stage) and each device's timeline.
 Json ordered_schedule_json(const PipelinePlan& plan) {
   Json clocks = Json::array();
   for (const auto& clock : plan.timeline.clocks) {
     Json tasks = Json::array();
-    for (const auto& t : clock) tasks.push_back(Json::array({kind_letter(t.kind), t.micro_batch, t.stage}));
+    for (const auto& t : clock) tasks.push_back(Json::array({name_of(kTaskKindNames, t.kind), t.micro_batch, t.stage}));
     clocks.push_back(tasks);
   }
   Json devices = Json::array();
   for (const auto& device : plan.timeline.devices) {
     Json tasks = Json::array();
     for (const auto& timed : device)
-      tasks.push_back(Json{{"task", kind_letter(timed.task.kind)},
+      tasks.push_back(Json{{"task", name_of(kTaskKindNames, timed.task.kind)},
                            {"micro_batch", timed.task.micro_batch},
                            {"stage", timed.task.stage},
                            {"start_ms", timed.start_ms},

@@ -6,11 +6,18 @@
 #include <functional>
 #include <vector>
 
+#include "common/names.h"
 #include "pipeline/types.h"
 
 namespace shardplan::pipeline {
 
 enum class TaskKind { kForward, kBackward };
+
+// How tasks are written in the output ("F0s1": forward of micro-batch 0 on stage 1).
+inline constexpr NameTable<TaskKind, 2> kTaskKindNames{{
+    {TaskKind::kForward, "F", "forward of one micro-batch on one stage"},
+    {TaskKind::kBackward, "B", "backward (with recomputation when checkpointed)"},
+}};
 
 // One unit of work: a forward or backward of one micro-batch on one (virtual) stage.
 struct Task {
