@@ -9,6 +9,7 @@
 #include "common/python_format.h"
 #include "config/document.h"
 #include "config/node_reader.h"
+#include "pipeline/skip_check.h"
 
 namespace shardplan::pipeline {
 
@@ -51,64 +52,6 @@ std::optional<int> positive_whole(const Node& node) {
   auto value = plain_number(node);
   if (!value || *value < 1 || std::floor(*value) != *value || *value > 1e9) return std::nullopt;
   return static_cast<int>(*value);
-}
-
-struct SkipNames {
-  std::string name, stash, pop;
-  Node node;
-};
-
-// torchgpipe's verify_skippables over the layer walk: per layer the names both
-// stashed and popped, then its stashes, then its pops (names in `skips` order, a
-// layer declaring a name twice declares it once), then names never popped.
-std::vector<std::string> unmatched_skips(const std::vector<std::string>& layers, const std::vector<SkipNames>& skips) {
-  std::vector<std::string> messages;
-  std::set<std::string> stashed, popped;
-  auto names_at = [&](const std::string& layer, bool stash) {
-    std::vector<std::string> names;
-    for (const auto& s : skips)
-      if ((stash ? s.stash : s.pop) == layer && std::find(names.begin(), names.end(), s.name) == names.end())
-        names.push_back(s.name);
-    return names;
-  };
-  auto has = [](const std::vector<std::string>& names, const std::string& name) {
-    return std::find(names.begin(), names.end(), name) != names.end();
-  };
-  for (const auto& layer : layers) {
-    auto stashes = names_at(layer, true);
-    auto pops = names_at(layer, false);
-    for (const auto& name : stashes)
-      if (has(pops, name)) messages.push_back("'" + layer + "' declared '" + name + "' both as stashable and as poppable");
-    for (const auto& name : stashes) {
-      if (has(pops, name)) continue;
-      if (stashed.count(name)) {
-        messages.push_back("'" + layer + "' redeclared '" + name + "' as stashable but not isolated by namespace");
-        continue;
-      }
-      stashed.insert(name);
-    }
-    for (const auto& name : pops) {
-      if (has(stashes, name)) continue;
-      if (popped.count(name)) {
-        messages.push_back("'" + layer + "' redeclared '" + name + "' as poppable but not isolated by namespace");
-        continue;
-      }
-      if (!stashed.count(name)) {
-        messages.push_back("'" + layer + "' declared '" + name + "' as poppable but it was not stashed");
-        continue;
-      }
-      popped.insert(name);
-    }
-  }
-  std::set<std::string> reported;
-  for (const auto& s : skips)
-    if (stashed.count(s.name) && !popped.count(s.name) && reported.insert(s.name).second)
-      messages.push_back("no module declared '" + s.name + "' as poppable but stashed");
-  // Spec §10.6: a message identical to an earlier one is reported once.
-  std::vector<std::string> unique;
-  for (const auto& m : messages)
-    if (std::find(unique.begin(), unique.end(), m) == unique.end()) unique.push_back(m);
-  return unique;
 }
 
 class PipelineReader {
@@ -320,7 +263,7 @@ class PipelineReader {
     }
     std::map<std::string, int> index;
     for (std::size_t l = 0; l < layer_names_.size(); ++l) index.emplace(layer_names_[l], static_cast<int>(l));
-    std::vector<SkipNames> names;
+    std::vector<SkipDeclaration> names;
     bool complete = true;
     for (std::size_t i = 0; i < skips.size(); ++i) {
       const std::string path = join_index("skips", i);
@@ -330,7 +273,7 @@ class PipelineReader {
         continue;
       }
       checks_.check_keys(skip, path, kSkipKeys);
-      SkipNames entry{"", "", "", skip};
+      SkipDeclaration entry;
       auto text = [&](std::string_view key, std::string& out) {
         Node n = checks_.field(skip, path, key, true);
         if (!n.IsDefined()) return false;
