@@ -68,7 +68,7 @@ CommandRun setup_pipeline(CLI::App& sub) {
       ->type_name("FILE");
   sub.add_option("-o,--output", options->output, "write the plan here, atomically (default: stdout)")->type_name("FILE");
   sub.add_flag("--suggest", options->suggest,
-               "instead of one plan: try 1..devices.count stages x chunks x schedule, print the best by step "
+               "instead of one plan: try stage counts up to devices.count x chunks x schedule, print the best by step "
                "time and why the others lose");
   sub.add_option("--show", options->show, "how many suggestions to list (default 5)")->type_name("N");
   sub.add_flag("--timings", options->timings, "print the wall time of each phase to stderr (never in the plan)");

@@ -68,8 +68,14 @@ Suggestions suggest(const PipelineInput& input) {
   const int layers = static_cast<int>(input.layers.size());
   std::set<int> chunk_choices{input.options.chunks};
   for (int c = 1; c <= input.batch_size; c *= 2) chunk_choices.insert(c);
+  // Every device count up to 8, then powers of two and all the devices: a sweep
+  // over 64 devices x 7 chunk counts x 3 schedules would balance ~1300 times.
+  std::set<int> device_choices;
+  const int max_devices = std::min(input.device_count, layers);
+  for (int p = 1; p <= max_devices; p = p < 8 ? p + 1 : p * 2) device_choices.insert(p);
+  if (max_devices >= 1) device_choices.insert(max_devices);
   std::vector<Candidate> fitting;
-  for (int devices = 1; devices <= std::min(input.device_count, layers); ++devices)
+  for (int devices : device_choices)
     for (int chunks : chunk_choices) {
       if (chunks > input.batch_size && chunks != input.options.chunks) continue;
       const int m = micro_batch_count(input.batch_size, chunks);

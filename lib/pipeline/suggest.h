@@ -32,7 +32,7 @@ struct Suggestions {
   std::vector<Candidate> rejected;  // in the order tried
 };
 
-// Tries every stage count 1..devices.count (<= layers), chunks among the powers of
+// Tries stage counts 1..8, then powers of two, and devices.count (all <= layers), chunks among the powers of
 // two up to the batch size plus the input's own, and every schedule (interleaved
 // with 2 virtual stages where Megatron-LM's grouping allows); an explicit balance
 // is dropped. Ranked by step time, then fewer devices, schedule order, fewer chunks.
