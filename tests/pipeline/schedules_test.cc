@@ -91,8 +91,9 @@ TEST_CASE("interleaved_1f1b: 4 devices x 8 micro-batches x 2 virtual stages, wor
   // 11 forwards in 0-11 and waits 11-14. Device 0 then idles 19-20, 34-35,
   // 37-38, 40-41, 43-44 and 46-47 waiting for backwards from device 1: 9 ms of
   // idling in all, beside 16 forwards (1 ms) and 16 backwards (2 ms) = 48 ms.
-  // Step = 57 = m(f+g)*... = 8 * 6 + (p-1) * 6 / v = 48 + 9 (Narayanan et al.:
-  // the bubble (p-1)(t_f+t_b) shrinks by v), bubble = 9 / 57 = 3/19, which is
+  // Step = 57 = m (t_f + t_b) + (p-1)(t_f + t_b) / v = 8 * 6 + 3 * 6 / 2 = 48 + 9, with
+  // t_f = 2, t_b = 4 a device's time per micro-batch (Narayanan et al.: interleaving
+  // shrinks the bubble (p-1)(t_f+t_b) by v); bubble = 9 / 57 = 3/19, which is
   // (p-1)/(v m + p - 1). GPipe's formula for 4 stages and 8 micro-batches is 3/11.
   // Memory: device d keeps warm-up + 1 micro-batch-stages at its peak (the
   // warm-up forwards and the first steady forward, before the first backward
