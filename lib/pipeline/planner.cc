@@ -83,8 +83,9 @@ BalanceOutcome choose_balance(const PipelineInput& input, const MicroBatches& mi
   }
   auto balance = optimal_balance(problem);
   if (!balance) {
+    // Only memory can make a partition infeasible (the reader ensured N >= stages).
     std::string message = "no partition of " + std::to_string(layers) + " layers into " + std::to_string(stages) +
-                          " stages fits in " + std::to_string(*input.memory_bytes) + " bytes per device";
+                          " stages fits in " + std::to_string(input.memory_bytes.value_or(0)) + " bytes per device";
     return {std::nullopt, PlanFailure{message}};
   }
   return {balance, std::nullopt};
