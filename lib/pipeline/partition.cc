@@ -50,13 +50,18 @@ std::optional<std::vector<int>> least_squares_balance(const std::vector<double>&
   std::vector<std::vector<double>> best(n + 1, std::vector<double>(layers + 1, kInfinity));
   std::vector<std::vector<int>> choice(n + 1, std::vector<int>(layers + 1, -1));
   best[0][layers] = 0;
+  std::vector<int> finite_before(layers + 2);  // ends t' < t from which k - 1 stages finish
   for (int k = 1; k <= n; ++k) {
     const int stage = n - k;
+    finite_before[0] = 0;
+    for (int t = 0; t <= layers; ++t) finite_before[t + 1] = finite_before[t] + (best[k - 1][t] < kInfinity);
     for (int i = stage; i <= layers - k; ++i) {
-      // A stage cannot begin where the stages before it cannot end: skipping
-      // those begins changes nothing but the time taken.
+      // A stage cannot begin where the stages before it cannot end, nor where no
+      // end in reach lets the later stages finish: skipping those begins changes
+      // nothing but the time taken.
       if (reachable_begins && !(*reachable_begins)[stage][i]) continue;
       const int hi = std::min(last_end(stage, i), layers - k + 1);
+      if (hi < i + 1 || finite_before[hi + 1] == finite_before[i + 1]) continue;
       for (int t = i + 1; t <= hi; ++t) {
         if (best[k - 1][t] == kInfinity) continue;
         const double cost = prefix[t] - prefix[i];
