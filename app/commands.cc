@@ -12,6 +12,8 @@ const std::vector<Command>& commands() {
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
       {"a2a", "simulate torchrec's KJTAllToAll: what every rank receives and what each collective moves",
        "shardplan a2a --input kjt.json -o received.json", setup_a2a},
+      {"pipeline", "plan pipeline-parallel stages, micro-batches and schedule (torch Pipe, 1F1B, interleaved)",
+       "shardplan pipeline --input configs/pipeline/transformer.yaml", setup_pipeline},
   };
   return table;
 }

@@ -31,5 +31,6 @@ CommandRun setup_validate(CLI::App& sub);
 CommandRun setup_plan(CLI::App& sub);
 CommandRun setup_enumerate(CLI::App& sub);
 CommandRun setup_a2a(CLI::App& sub);
+CommandRun setup_pipeline(CLI::App& sub);
 
 }  // namespace shardplan::app

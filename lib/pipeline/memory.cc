@@ -1,0 +1,93 @@
+#include "pipeline/memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardplan::pipeline {
+
+LayerRanges::LayerRanges(const PipelineInput& input) : input_(input) {
+  params_.assign(1, 0);
+  activations_.assign(1, 0);
+  bn_.assign(1, 0);
+  for (const auto& layer : input.layers) {
+    params_.push_back(params_.back() + layer.param_bytes);
+    activations_.push_back(activations_.back() + layer.activation_bytes_per_sample);
+    // DeferredBatchNorm adds float32 `sum` and `sum_squares` buffers per feature.
+    std::int64_t bn = input.options.deferred_batch_norm ? 2 * layer.batch_norm_features * 4 : 0;
+    bn_.push_back(bn_.back() + bn);
+  }
+}
+
+std::int64_t LayerRanges::input_bytes(int begin, int end) const {
+  std::int64_t bytes = begin == 0 ? input_.input_bytes_per_sample : input_.layers[begin - 1].activation_bytes_per_sample;
+  for (const auto& skip : input_.skips)
+    if (skip.pop_layer >= begin && skip.pop_layer < end && skip.stash_layer < begin) bytes += skip.bytes_per_sample;
+  return bytes;
+}
+
+std::int64_t LayerRanges::output_bytes(int end) const { return input_.layers[end - 1].activation_bytes_per_sample; }
+
+ActivationProfile::ActivationProfile(const std::vector<Task>& order, const MicroBatches& micro) {
+  std::int64_t alpha = 0, beta = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> points{{0, 0}};
+  for (const auto& t : order) {
+    const std::int64_t b = micro.sizes[t.micro_batch];
+    const bool checkpointed = micro.checkpointed[t.micro_batch];
+    if (t.kind == TaskKind::kForward) {
+      alpha += b;
+      if (!checkpointed) beta += b;
+      points.emplace_back(alpha, beta);
+    } else {
+      if (checkpointed) points.emplace_back(alpha, beta + b);
+      alpha -= b;
+      if (!checkpointed) beta -= b;
+    }
+  }
+  // Keep the Pareto front: in and A are never negative, so a point no larger in
+  // both coordinates than another never gives the maximum alone.
+  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  std::int64_t best_beta = -1;
+  for (const auto& p : points)
+    if (p.second > best_beta) {
+      points_.push_back(p);
+      best_beta = p.second;
+    }
+}
+
+std::int64_t ActivationProfile::peak(std::int64_t in, std::int64_t activations) const {
+  std::int64_t best = 0;
+  for (const auto& [alpha, beta] : points_) best = std::max(best, alpha * in + beta * activations);
+  return best;
+}
+
+std::int64_t activation_peak(const std::vector<Task>& order, const MicroBatches& micro,
+                             const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& activations) {
+  std::int64_t current = 0, peak = 0;
+  for (const auto& t : order) {
+    const std::int64_t b = micro.sizes[t.micro_batch];
+    const bool checkpointed = micro.checkpointed[t.micro_batch];
+    const std::int64_t kept = checkpointed ? in[t.stage] * b : (in[t.stage] + activations[t.stage]) * b;
+    if (t.kind == TaskKind::kForward) {
+      current += kept;
+      peak = std::max(peak, current);
+    } else {
+      if (checkpointed) peak = std::max(peak, current + activations[t.stage] * b);
+      current -= kept;
+    }
+  }
+  return peak;
+}
+
+StageMemory stage_memory(std::int64_t param_bytes, double param_scale, std::int64_t bn_bytes,
+                         std::int64_t activation_peak_bytes) {
+  StageMemory memory;
+  memory.parameters = static_cast<std::int64_t>(std::floor(param_scale * static_cast<double>(param_bytes)));
+  memory.deferred_bn_buffers = bn_bytes;
+  memory.activations = activation_peak_bytes;
+  memory.peak = memory.parameters + memory.deferred_bn_buffers + memory.activations;
+  return memory;
+}
+
+}  // namespace shardplan::pipeline
