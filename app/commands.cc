@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
        "shardplan enumerate --config configs/quickstart.json --format text", setup_enumerate},
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
+      {"propagate", "propagate tensor shardings through a program, as OpenXLA Shardy does",
+       "shardplan propagate --input configs/mlp-2layer-propagate.json --format text", setup_propagate},
   };
   return table;
 }

@@ -30,5 +30,6 @@ const std::vector<Command>& commands();
 CommandRun setup_validate(CLI::App& sub);
 CommandRun setup_plan(CLI::App& sub);
 CommandRun setup_enumerate(CLI::App& sub);
+CommandRun setup_propagate(CLI::App& sub);
 
 }  // namespace shardplan::app

@@ -1,0 +1,607 @@
+#include "propagation/program_reader.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "config/document.h"
+#include "config/node_reader.h"
+
+namespace shardplan::propagation {
+
+namespace {
+
+using IntList = std::vector<std::int64_t>;
+
+const std::vector<std::string> kTopKeys{"mesh", "tensors", "ops", "outputs", "options"};
+const std::vector<std::string> kTensorKeys{"name", "shape", "sharding"};
+const std::vector<std::string> kOutputKeys{"tensor", "sharding"};
+// §12.7: the long CLI flags without dashes, `-` as `_`.
+const std::vector<std::string> kOptionKeys{"strategy",         "conservative_propagation", "keep_sharding_rules",
+                                           "module_dump_directory", "factor_propagation", "no_op_priority_propagation",
+                                           "output",           "format"};
+
+std::vector<std::string> attribute_keys(OpKind kind) {
+  std::vector<std::string> keys{"name", "kind", "operands", "results"};
+  auto add = [&](std::initializer_list<const char*> more) { keys.insert(keys.end(), more.begin(), more.end()); };
+  switch (kind) {
+    case OpKind::kDotGeneral:
+      add({"lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims"});
+      break;
+    case OpKind::kReduce: add({"dimensions"}); break;
+    case OpKind::kTranspose: add({"permutation"}); break;
+    case OpKind::kBroadcastInDim: add({"broadcast_dimensions"}); break;
+    case OpKind::kConcatenate: add({"dimension"}); break;
+    default: break;
+  }
+  return keys;
+}
+
+std::string int_list_text(const IntList& list) { return shape_text(list); }
+
+// A sharding as written in the input, with where it was written.
+struct PendingSharding {
+  std::string text;
+  YAML::Node node;
+};
+
+class ProgramReader {
+ public:
+  explicit ProgramReader(const Document& doc) : doc_(doc), r_(doc.file, DiagnosticOrder::kReported) {}
+
+  Program read(const OptionOverrides& overrides) {
+    const YAML::Node& root = doc_.root;
+    if (!r_.expect_map(root, "")) r_.throw_if_any();
+    r_.check_keys(root, "", kTopKeys);
+    read_mesh(r_.field(root, "", "mesh", true));
+    read_tensors(r_.field(root, "", "tensors", true));
+    report_duplicate_tensors();
+    read_ops(r_.field(root, "", "ops", false));
+    check_inferred_ranks();
+    read_outputs(r_.field(root, "", "outputs", false));
+    read_options(r_.field(root, "", "options", false), overrides);
+    r_.throw_if_any();
+    return std::move(program_);
+  }
+
+ private:
+  void spec_error(const YAML::Node& at, std::string message) { r_.report(at, "", std::move(message)); }
+
+  std::optional<IntList> int_list(const YAML::Node& node, const std::string& path, Range range) {
+    return r_.list<std::int64_t>(node, path, false, [&](const YAML::Node& n, const std::string& p) {
+      return r_.integer(n, p, range);
+    });
+  }
+
+  void read_mesh(const YAML::Node& node) {
+    if (!node.IsDefined()) return;
+    if (!node.IsSequence()) {
+      r_.report(node, "mesh", "expected a list of [name, size] pairs, found " + NodeReader::describe(node));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node& entry = node[i];
+      std::string path = join_index("mesh", i);
+      if (!entry.IsSequence() || entry.size() != 2) {
+        r_.report(entry, path, "expected [name, size], found " + NodeReader::describe(entry));
+        continue;
+      }
+      auto name = r_.string(entry[0], join_index(path, 0));
+      auto size = r_.integer(entry[1], join_index(path, 1));
+      if (!name || !size) continue;
+      if (program_.mesh.find(*name) >= 0) {
+        spec_error(entry, "mesh: axis '" + *name + "' declared twice");
+        continue;
+      }
+      if (*size < 1) spec_error(entry[1], "mesh: axis '" + *name + "' has size " + std::to_string(*size));
+      program_.mesh.axes.push_back(MeshAxis{*name, std::max<std::int64_t>(*size, 1)});
+    }
+  }
+
+  // Parses and checks one sharding; `rank` < 0 when not known yet. `who` prefixes messages.
+  std::optional<TensorSharding> read_sharding(const PendingSharding& written, long rank, const std::string& who) {
+    auto parsed = parse_sharding_text(written.text);
+    if (!parsed) {
+      spec_error(written.node, who + ": cannot parse sharding '" + written.text + "'");
+      return std::nullopt;
+    }
+    if (rank >= 0 && static_cast<long>(parsed->dims.size()) != rank) {
+      spec_error(written.node, who + ": sharding has " + std::to_string(parsed->dims.size()) +
+                                   " dimensions but rank is " + std::to_string(rank));
+      return std::nullopt;
+    }
+    std::vector<std::string> problems;
+    auto resolved = resolve_sharding(*parsed, program_.mesh, problems);
+    for (auto& p : problems) spec_error(written.node, who + ": " + p);
+    return resolved;
+  }
+
+  void read_tensors(const YAML::Node& node) {
+    if (!node.IsDefined()) return;
+    if (!node.IsSequence()) {
+      r_.report(node, "tensors", "expected a list, found " + NodeReader::describe(node));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node& entry = node[i];
+      std::string path = join_index("tensors", i);
+      Tensor tensor;
+      tensor.pos = r_.pos(entry);
+      bool ok = r_.expect_map(entry, path);
+      std::optional<IntList> shape;
+      PendingSharding sharding;
+      if (ok) {
+        r_.check_keys(entry, path, kTensorKeys);
+        auto name = r_.string(r_.field(entry, path, "name", true), join_key(path, "name"));
+        if (name) tensor.name = *name;
+        else ok = false;
+        YAML::Node shape_node = r_.field(entry, path, "shape");
+        if (shape_node.IsDefined()) {
+          shape = int_list(shape_node, join_key(path, "shape"), Range::kNonNegative);
+          if (!shape) ok = false;
+        }
+        YAML::Node sharding_node = r_.field(entry, path, "sharding");
+        if (sharding_node.IsDefined()) {
+          auto text = r_.string(sharding_node, join_key(path, "sharding"));
+          if (text) sharding = PendingSharding{*text, sharding_node};
+          else ok = false;
+        }
+      }
+      if (shape) tensor.shape = *shape;
+      has_shape_.push_back(shape.has_value());
+      bool pending = false;
+      if (ok && !sharding.text.empty()) {
+        auto resolved = read_sharding(sharding, shape ? static_cast<long>(shape->size()) : -1,
+                                      "tensor '" + tensor.name + "'");
+        if (resolved) tensor.sharding = *resolved;
+        if (!shape && resolved) {
+          pending_rank_.push_back({program_.tensors.size(), sharding});
+          pending = true;
+        }
+      } else if (shape) {
+        tensor.sharding = open_sharding(shape->size());
+      }
+      has_pending_.push_back(pending);
+      inferred_.push_back(false);
+      tensor_ok_.push_back(ok);
+      if (!tensor.name.empty() && !by_name_.count(tensor.name))
+        by_name_.emplace(tensor.name, static_cast<int>(program_.tensors.size()));
+      nodes_.push_back(entry);
+      program_.tensors.push_back(std::move(tensor));
+    }
+  }
+
+  void report_duplicate_tensors() {
+    std::map<std::string, int> seen;
+    for (std::size_t i = 0; i < program_.tensors.size(); ++i) {
+      const std::string& name = program_.tensors[i].name;
+      if (name.empty()) continue;
+      if (seen[name]++ == 1) spec_error(nodes_[i], "tensor '" + name + "' is declared twice");
+    }
+  }
+
+  void read_ops(const YAML::Node& node) {
+    if (!node.IsDefined()) return;
+    if (!node.IsSequence()) {
+      r_.report(node, "ops", "expected a list, found " + NodeReader::describe(node));
+      return;
+    }
+    // Who defines each tensor, first: a use before the definition needs the later definers.
+    std::vector<int> definer(program_.tensors.size(), -1);
+    std::vector<int> definer_count(program_.tensors.size(), 0);
+    for (std::size_t k = 0; k < node.size(); ++k) {
+      const YAML::Node& entry = node[k];
+      if (!entry.IsMap()) continue;
+      YAML::Node results = r_.field(entry, "", "results");
+      if (!results.IsSequence()) continue;
+      for (std::size_t j = 0; j < results.size(); ++j) {
+        if (!results[j].IsScalar()) continue;
+        auto it = by_name_.find(results[j].Scalar());
+        if (it == by_name_.end()) continue;
+        if (definer_count[it->second]++ == 0) definer[it->second] = static_cast<int>(k);
+        else if (definer_count[it->second] == 2)
+          spec_error(results[j], "tensor '" + it->first + "' is produced by more than one op");
+      }
+    }
+    for (std::size_t t = 0; t < program_.tensors.size(); ++t) program_.tensors[t].defined_by = definer[t];
+    for (std::size_t k = 0; k < node.size(); ++k) read_op(node[k], static_cast<int>(k), definer);
+    for (std::size_t t = 0; t < program_.tensors.size(); ++t)
+      if (!has_shape_[t] && definer[t] < 0 && !program_.tensors[t].name.empty())
+        spec_error(nodes_[t], "tensor '" + program_.tensors[t].name + "': a program input needs a shape");
+  }
+
+  // Resolves tensor names; false when one is unknown or not defined yet.
+  bool tensor_refs(const YAML::Node& list, const std::string& path, const std::string& op_name, int k,
+                   const std::vector<int>& definer, bool check_defined, std::vector<int>& out) {
+    auto names = r_.list<std::string>(list, path, false, [&](const YAML::Node& n, const std::string& p) {
+      return r_.string(n, p);
+    });
+    if (!names) return false;
+    bool ok = true;
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      const std::string& name = (*names)[i];
+      auto it = by_name_.find(name);
+      if (it == by_name_.end()) {
+        spec_error(list[i], "op '" + op_name + "': unknown tensor '" + name + "'");
+        ok = false;
+        continue;
+      }
+      if (check_defined && definer[it->second] >= k) {
+        spec_error(list[i], "op '" + op_name + "': tensor '" + name + "' is used before it is defined");
+        ok = false;
+      }
+      out.push_back(it->second);
+    }
+    return ok;
+  }
+
+  void read_op(const YAML::Node& entry, int k, const std::vector<int>& definer) {
+    std::string path = join_index("ops", k);
+    Op op;
+    op.name = "op" + std::to_string(k);
+    bool ok = r_.expect_map(entry, path);
+    if (!ok) {
+      program_.ops.push_back(std::move(op));
+      op_ok_.push_back(false);
+      return;
+    }
+    if (auto n = r_.field(entry, path, "name"); n.IsDefined()) {
+      if (auto name = r_.string(n, join_key(path, "name"))) op.name = *name;
+      else ok = false;
+    }
+    ok = tensor_refs(r_.field(entry, path, "operands", true), join_key(path, "operands"), op.name, k, definer, true,
+                     op.operands) && ok;
+    ok = tensor_refs(r_.field(entry, path, "results", true), join_key(path, "results"), op.name, k, definer, false,
+                     op.results) && ok;
+    YAML::Node kind_node = r_.field(entry, path, "kind", true);
+    std::optional<OpKind> kind;
+    if (kind_node.IsDefined()) {
+      if (auto text = r_.string(kind_node, join_key(path, "kind"))) {
+        kind = parse_name(kOpKindNames, *text);
+        if (!kind) spec_error(kind_node, "op '" + op.name + "': unknown kind '" + *text + "'");
+      }
+    }
+    if (kind) {
+      op.kind = *kind;
+      r_.check_keys(entry, path, attribute_keys(*kind));
+    } else {
+      ok = false;
+    }
+    if (ok) ok = read_attributes(entry, path, op);
+    if (ok) ok = check_shapes(entry, op);
+    op_ok_.push_back(ok);
+    program_.ops.push_back(std::move(op));
+  }
+
+  bool read_attributes(const YAML::Node& entry, const std::string& path, Op& op) {
+    bool ok = true;
+    auto dims = [&](const char* key, IntList& out, bool required) {
+      YAML::Node n = r_.field(entry, path, key, required);
+      if (!n.IsDefined()) {
+        if (required) ok = false;
+        return;
+      }
+      auto list = int_list(n, join_key(path, key), Range::kNonNegative);
+      if (list) out = *list;
+      else ok = false;
+    };
+    switch (op.kind) {
+      case OpKind::kDotGeneral:
+        dims("lhs_batching_dims", op.lhs_batching_dims, false);
+        dims("rhs_batching_dims", op.rhs_batching_dims, false);
+        dims("lhs_contracting_dims", op.lhs_contracting_dims, true);
+        dims("rhs_contracting_dims", op.rhs_contracting_dims, true);
+        break;
+      case OpKind::kReduce: dims("dimensions", op.dimensions, true); break;
+      case OpKind::kTranspose: dims("permutation", op.permutation, true); break;
+      case OpKind::kBroadcastInDim: dims("broadcast_dimensions", op.broadcast_dimensions, true); break;
+      case OpKind::kConcatenate: {
+        YAML::Node n = r_.field(entry, path, "dimension", true);
+        auto d = n.IsDefined() ? r_.integer(n, join_key(path, "dimension"), Range::kNonNegative) : std::nullopt;
+        if (d) op.dimension = *d;
+        else ok = false;
+        break;
+      }
+      default: break;
+    }
+    return ok;
+  }
+
+  // Infers the result shape and checks the attributes against the operand shapes.
+  bool check_shapes(const YAML::Node& entry, Op& op) {
+    std::string who = "op '" + op.name + "': ";
+    auto fail = [&](std::string message) {
+      spec_error(entry, who + message);
+      return false;
+    };
+    if (op.results.size() != 1) return fail("expected 1 result, found " + std::to_string(op.results.size()));
+    std::size_t want = 1;
+    if (is_binary_elementwise(op.kind) || op.kind == OpKind::kDotGeneral || op.kind == OpKind::kMatmul) want = 2;
+    if (op.kind == OpKind::kConcatenate) {
+      if (op.operands.empty()) return fail("expected at least 1 operand, found 0");
+    } else if (op.operands.size() != want) {
+      return fail("expected " + std::to_string(want) + (want == 1 ? " operand" : " operands") + ", found " +
+                  std::to_string(op.operands.size()));
+    }
+    std::vector<Shape> in;
+    for (int t : op.operands) {
+      if (!has_shape_[t] && !inferred_[t]) return false;  // reported elsewhere
+      in.push_back(program_.tensors[t].shape);
+    }
+    Tensor& result = program_.tensors[op.results[0]];
+    std::optional<Shape> inferred;
+    std::string problem = infer_shape(op, in, result, inferred);
+    if (!problem.empty()) return fail(problem);
+    if (has_shape_[op.results[0]]) {
+      if (result.shape != *inferred)
+        return fail("result shape " + shape_text(result.shape) + " != inferred " + shape_text(*inferred));
+    } else {
+      result.shape = *inferred;
+      inferred_[op.results[0]] = true;
+      if (!has_pending_[op.results[0]]) result.sharding = open_sharding(result.shape.size());
+    }
+    return true;
+  }
+
+  static bool valid_dims(const IntList& dims, std::size_t rank) {
+    std::vector<char> seen(rank, 0);
+    for (std::int64_t d : dims) {
+      if (d < 0 || static_cast<std::size_t>(d) >= rank || seen[d]) return false;
+      seen[d] = 1;
+    }
+    return true;
+  }
+
+  // The result shape of `op`, or a message saying what is wrong.
+  std::string infer_shape(const Op& op, const std::vector<Shape>& in, const Tensor& result,
+                          std::optional<Shape>& out) {
+    bool given = has_shape_[op.results[0]];
+    if (is_unary_elementwise(op.kind)) {
+      out = in[0];
+      return "";
+    }
+    if (is_binary_elementwise(op.kind)) {
+      if (in[0] != in[1]) return "operand shapes differ: " + shape_text(in[0]) + " != " + shape_text(in[1]);
+      out = in[0];
+      return "";
+    }
+    switch (op.kind) {
+      case OpKind::kMatmul:
+        if (in[0].size() != 2 || in[1].size() != 2)
+          return "matmul needs rank-2 operands, found " + shape_text(in[0]) + " and " + shape_text(in[1]);
+        if (in[0][1] != in[1][0])
+          return "contracting dimension sizes differ: " + std::to_string(in[0][1]) + " != " + std::to_string(in[1][0]);
+        out = Shape{in[0][0], in[1][1]};
+        return "";
+      case OpKind::kDotGeneral: {
+        const Shape& lhs = in[0];
+        const Shape& rhs = in[1];
+        if (op.lhs_batching_dims.size() != op.rhs_batching_dims.size())
+          return "batching dims differ in count: " + std::to_string(op.lhs_batching_dims.size()) + " != " +
+                 std::to_string(op.rhs_batching_dims.size());
+        if (op.lhs_contracting_dims.size() != op.rhs_contracting_dims.size())
+          return "contracting dims differ in count: " + std::to_string(op.lhs_contracting_dims.size()) + " != " +
+                 std::to_string(op.rhs_contracting_dims.size());
+        IntList lhs_all = op.lhs_batching_dims, rhs_all = op.rhs_batching_dims;
+        lhs_all.insert(lhs_all.end(), op.lhs_contracting_dims.begin(), op.lhs_contracting_dims.end());
+        rhs_all.insert(rhs_all.end(), op.rhs_contracting_dims.begin(), op.rhs_contracting_dims.end());
+        if (!valid_dims(lhs_all, lhs.size()))
+          return "lhs dims " + int_list_text(lhs_all) + " are not distinct dims of rank " + std::to_string(lhs.size());
+        if (!valid_dims(rhs_all, rhs.size()))
+          return "rhs dims " + int_list_text(rhs_all) + " are not distinct dims of rank " + std::to_string(rhs.size());
+        for (std::size_t k = 0; k < lhs_all.size(); ++k)
+          if (lhs[lhs_all[k]] != rhs[rhs_all[k]])
+            return std::string(k < op.lhs_batching_dims.size() ? "batching" : "contracting") +
+                   " dimension sizes differ: " + std::to_string(lhs[lhs_all[k]]) + " != " +
+                   std::to_string(rhs[rhs_all[k]]);
+        Shape s;
+        for (std::int64_t d : op.lhs_batching_dims) s.push_back(lhs[d]);
+        auto free_dims = [&](const Shape& shape, const IntList& used) {
+          for (std::size_t d = 0; d < shape.size(); ++d)
+            if (std::find(used.begin(), used.end(), static_cast<std::int64_t>(d)) == used.end()) s.push_back(shape[d]);
+        };
+        free_dims(lhs, lhs_all);
+        free_dims(rhs, rhs_all);
+        out = s;
+        return "";
+      }
+      case OpKind::kReduce: {
+        if (!valid_dims(op.dimensions, in[0].size()))
+          return "dimensions " + int_list_text(op.dimensions) + " are not distinct dims of rank " +
+                 std::to_string(in[0].size());
+        Shape s;
+        for (std::size_t d = 0; d < in[0].size(); ++d)
+          if (std::find(op.dimensions.begin(), op.dimensions.end(), static_cast<std::int64_t>(d)) ==
+              op.dimensions.end())
+            s.push_back(in[0][d]);
+        out = s;
+        return "";
+      }
+      case OpKind::kTranspose: {
+        if (op.permutation.size() != in[0].size() || !valid_dims(op.permutation, in[0].size()))
+          return "permutation " + int_list_text(op.permutation) + " is not a permutation of rank " +
+                 std::to_string(in[0].size());
+        Shape s;
+        for (std::int64_t d : op.permutation) s.push_back(in[0][d]);
+        out = s;
+        return "";
+      }
+      case OpKind::kBroadcastInDim: {
+        if (!given) return "broadcast_in_dim needs the result shape";
+        const Shape& r = result.shape;
+        if (op.broadcast_dimensions.size() != in[0].size())
+          return "broadcast_dimensions has " + std::to_string(op.broadcast_dimensions.size()) +
+                 " entries but the operand rank is " + std::to_string(in[0].size());
+        if (!valid_dims(op.broadcast_dimensions, r.size()))
+          return "broadcast_dimensions " + int_list_text(op.broadcast_dimensions) +
+                 " are not distinct dims of rank " + std::to_string(r.size());
+        for (std::size_t i = 0; i < in[0].size(); ++i)
+          if (in[0][i] != 1 && in[0][i] != r[op.broadcast_dimensions[i]])
+            return "operand dim " + std::to_string(i) + " has size " + std::to_string(in[0][i]) + " but result dim " +
+                   std::to_string(op.broadcast_dimensions[i]) + " has size " +
+                   std::to_string(r[op.broadcast_dimensions[i]]);
+        out = r;
+        return "";
+      }
+      case OpKind::kReshape:
+        if (!given) return "reshape needs the result shape";
+        if (element_count(in[0]) != element_count(result.shape))
+          return "reshape changes the element count: " + std::to_string(element_count(in[0])) + " != " +
+                 std::to_string(element_count(result.shape));
+        out = result.shape;
+        return "";
+      case OpKind::kConcatenate: {
+        std::size_t rank = in[0].size();
+        if (static_cast<std::size_t>(op.dimension) >= rank)
+          return "dimension " + std::to_string(op.dimension) + " out of range for rank " + std::to_string(rank);
+        Shape s = in[0];
+        for (std::size_t k = 1; k < in.size(); ++k) {
+          bool same = in[k].size() == rank;
+          for (std::size_t d = 0; same && d < rank; ++d)
+            if (d != static_cast<std::size_t>(op.dimension) && in[k][d] != in[0][d]) same = false;
+          if (!same)
+            return "operand shapes differ outside dimension " + std::to_string(op.dimension) + ": " +
+                   shape_text(in[0]) + " != " + shape_text(in[k]);
+          s[op.dimension] += in[k][op.dimension];
+        }
+        out = s;
+        return "";
+      }
+      default: break;
+    }
+    return "unsupported kind";
+  }
+
+  // Shardings of results whose shape was inferred: checked once the rank is known.
+  void check_inferred_ranks() {
+    for (const auto& [t, written] : pending_rank_) {
+      Tensor& tensor = program_.tensors[t];
+      if (!inferred_[t]) continue;
+      auto resolved = read_sharding(written, static_cast<long>(tensor.shape.size()), "tensor '" + tensor.name + "'");
+      if (resolved) tensor.sharding = *resolved;
+    }
+  }
+
+  void read_outputs(const YAML::Node& node) {
+    if (!node.IsDefined()) return;
+    if (!node.IsSequence()) {
+      r_.report(node, "outputs", "expected a list, found " + NodeReader::describe(node));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node& entry = node[i];
+      std::string path = join_index("outputs", i);
+      YAML::Node name_node = entry;
+      PendingSharding sharding;
+      if (entry.IsMap()) {
+        r_.check_keys(entry, path, kOutputKeys);
+        name_node = r_.field(entry, path, "tensor", true);
+        if (!name_node.IsDefined()) continue;
+        YAML::Node s = r_.field(entry, path, "sharding");
+        if (s.IsDefined()) {
+          auto text = r_.string(s, join_key(path, "sharding"));
+          if (!text) continue;
+          sharding = PendingSharding{*text, s};
+        }
+      }
+      auto name = r_.string(name_node, path);
+      if (!name) continue;
+      auto it = by_name_.find(*name);
+      if (it == by_name_.end()) {
+        spec_error(name_node, "outputs: unknown tensor '" + *name + "'");
+        continue;
+      }
+      Output output{it->second, std::nullopt};
+      const Tensor& tensor = program_.tensors[it->second];
+      if (!sharding.text.empty() && (has_shape_[it->second] || inferred_[it->second])) {
+        output.sharding = read_sharding(sharding, static_cast<long>(tensor.shape.size()),
+                                        "output " + std::to_string(i) + " ('" + tensor.name + "')");
+        if (!output.sharding) continue;
+      }
+      program_.outputs.push_back(std::move(output));
+    }
+  }
+
+  template <typename Enum, std::size_t N>
+  void choose(const std::optional<std::string>& cli, const YAML::Node& options, const char* key,
+              const NameTable<Enum, N>& table, const std::string& what, Enum& out) {
+    YAML::Node node = options.IsDefined() ? r_.field(options, "options", key) : YAML::Node(YAML::NodeType::Undefined);
+    std::optional<std::string> text = cli;
+    if (!text && node.IsDefined()) text = r_.string(node, join_key("options", key));
+    if (!text) return;
+    if (auto value = parse_name(table, *text)) {
+      out = *value;
+      return;
+    }
+    std::string message = "unknown " + what + " '" + *text + "'";
+    if (cli) r_.report(SourcePos{}, "", message);
+    else spec_error(node, message);
+  }
+
+  void flag(const std::optional<bool>& cli, const YAML::Node& options, const char* key, bool& out) {
+    if (cli) {
+      out = *cli;
+      return;
+    }
+    if (!options.IsDefined()) return;
+    YAML::Node node = r_.field(options, "options", key);
+    if (!node.IsDefined()) return;
+    if (auto value = r_.boolean(node, join_key("options", key))) out = *value;
+  }
+
+  void text_option(const std::optional<std::string>& cli, const YAML::Node& options, const char* key,
+                   std::string& out) {
+    if (cli) {
+      out = *cli;
+      return;
+    }
+    if (!options.IsDefined()) return;
+    YAML::Node node = r_.field(options, "options", key);
+    if (!node.IsDefined()) return;
+    if (auto value = r_.string(node, join_key("options", key))) out = *value;
+  }
+
+  void read_options(const YAML::Node& node, const OptionOverrides& cli) {
+    YAML::Node options = node;
+    if (options.IsDefined()) {
+      if (r_.expect_map(options, "options")) r_.check_keys(options, "options", kOptionKeys);
+      else options = YAML::Node(YAML::NodeType::Undefined);
+    }
+    Options& o = program_.options;
+    flag(cli.conservative_propagation, options, "conservative_propagation", o.conservative_propagation);
+    flag(cli.keep_sharding_rules, options, "keep_sharding_rules", o.keep_sharding_rules);
+    flag(cli.no_op_priority_propagation, options, "no_op_priority_propagation", o.no_op_priority_propagation);
+    text_option(cli.module_dump_directory, options, "module_dump_directory", o.module_dump_directory);
+    text_option(cli.output, options, "output", o.output);
+    choose(cli.factor_propagation, options, "factor_propagation", kFactorPropagationNames, "factor propagation",
+           o.factor_propagation);
+    choose(cli.format, options, "format", kOutputFormatNames, "format", o.format);
+    choose(cli.strategy, options, "strategy", kStrategyNames, "strategy", o.strategy);
+  }
+
+  const Document& doc_;
+  NodeReader r_;
+  Program program_;
+  std::unordered_map<std::string, int> by_name_;  // first declaration of each name
+  std::vector<YAML::Node> nodes_;                 // per tensor
+  std::vector<bool> has_shape_, tensor_ok_, op_ok_;
+  std::vector<bool> inferred_, has_pending_;
+  std::vector<std::pair<std::size_t, PendingSharding>> pending_rank_;
+};
+
+}  // namespace
+
+Program read_program(const std::string& path, const OptionOverrides& overrides) {
+  // JSON is read without positions first (much faster for big programs); a file with
+  // problems is read again with positions so that every message says where.
+  Document fast = read_document(path, Positions::kOptional);
+  try {
+    return ProgramReader(fast).read(overrides);
+  } catch (const InputError&) {
+    if (fast.has_positions) throw;
+  }
+  Document slow = read_document(path, Positions::kNeeded);
+  return ProgramReader(slow).read(overrides);
+}
+
+}  // namespace shardplan::propagation
