@@ -79,6 +79,7 @@ class ProgramReader {
       r_.report(node, "mesh", "expected a list of [name, size] pairs, found " + NodeReader::describe(node));
       return;
     }
+    std::vector<std::pair<YAML::Node, std::string>> bad_sizes;
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node& entry = node[i];
       std::string path = join_index("mesh", i);
@@ -93,9 +94,11 @@ class ProgramReader {
         spec_error(entry, "mesh: axis '" + *name + "' declared twice");
         continue;
       }
-      if (*size < 1) spec_error(entry[1], "mesh: axis '" + *name + "' has size " + std::to_string(*size));
+      if (*size < 1) bad_sizes.emplace_back(entry[1], "mesh: axis '" + *name + "' has size " + std::to_string(*size));
       program_.mesh.axes.push_back(MeshAxis{*name, std::max<std::int64_t>(*size, 1)});
     }
+    // The spec lists "declared twice" before "has size": every duplicate is reported first.
+    for (auto& [at, message] : bad_sizes) spec_error(at, std::move(message));
   }
 
   // Parses and checks one sharding; `rank` < 0 when not known yet. `who` prefixes messages.
@@ -491,13 +494,14 @@ class ProgramReader {
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node& entry = node[i];
       std::string path = join_index("outputs", i);
-      YAML::Node name_node = entry;
+      // Nodes are bound once: assigning one YAML::Node to another rewrites the node it referred to.
+      const bool is_map = entry.IsMap();
+      if (is_map) r_.check_keys(entry, path, kOutputKeys);
+      const YAML::Node name_node = is_map ? r_.field(entry, path, "tensor", true) : entry;
+      if (!name_node.IsDefined()) continue;
       PendingSharding sharding;
-      if (entry.IsMap()) {
-        r_.check_keys(entry, path, kOutputKeys);
-        name_node = r_.field(entry, path, "tensor", true);
-        if (!name_node.IsDefined()) continue;
-        YAML::Node s = r_.field(entry, path, "sharding");
+      if (is_map) {
+        const YAML::Node s = r_.field(entry, path, "sharding");
         if (s.IsDefined()) {
           auto text = r_.string(s, join_key(path, "sharding"));
           if (!text) continue;
@@ -562,11 +566,9 @@ class ProgramReader {
   }
 
   void read_options(const YAML::Node& node, const OptionOverrides& cli) {
-    YAML::Node options = node;
-    if (options.IsDefined()) {
-      if (r_.expect_map(options, "options")) r_.check_keys(options, "options", kOptionKeys);
-      else options = YAML::Node(YAML::NodeType::Undefined);
-    }
+    bool usable = node.IsDefined() && r_.expect_map(node, "options");
+    if (usable) r_.check_keys(node, "options", kOptionKeys);
+    const YAML::Node options = usable ? node : YAML::Node(YAML::NodeType::Undefined);
     Options& o = program_.options;
     flag(cli.conservative_propagation, options, "conservative_propagation", o.conservative_propagation);
     flag(cli.keep_sharding_rules, options, "keep_sharding_rules", o.keep_sharding_rules);

@@ -110,7 +110,7 @@ std::vector<Case> read_cases(const std::string& path) {
       current.dumps.push_back({rest.substr(0, space), split_assignment(rest.substr(space + 1))});
     } else if (line.rfind("//", 0) == 0) {
       // a comment explaining the case
-    } else {
+    } else if (!current.program.empty() || !trim(line).empty()) {  // leading blank lines do not count
       current.program += line + "\n";
     }
   }
