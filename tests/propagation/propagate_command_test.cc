@@ -69,3 +69,39 @@ TEST_CASE("propagate reports a missing input file", "[propagate]") {
   CHECK(r.err.rfind("error: ", 0) == 0);
   CHECK(r.out.empty());
 }
+
+// Valid JSON is read by nlohmann alone, anything else by the positioned YAML reader
+// (JSON is YAML): the same program must give the same bytes either way.
+TEST_CASE("propagate reads a program the same through both readers", "[propagate]") {
+  std::string program = R"({"mesh": [["data", 4], ["model", 2]],
+ "tensors": [{"name": "x", "shape": [16, 32], "sharding": "[{data}, {?}]"},
+             {"name": "w", "shape": [32, 64], "sharding": "[{?}, {model}p1]"},
+             {"name": "h"}, {"name": "t"}, {"name": "r", "shape": [4, 4, 64]}, {"name": "b", "shape": [64]},
+             {"name": "bb", "shape": [16, 64]}, {"name": "o"}, {"name": "s"}],
+ "ops": [{"name": "mm", "kind": "matmul", "operands": ["x", "w"], "results": ["h"]},
+         {"kind": "transpose", "operands": ["h"], "results": ["t"], "permutation": [1, 0]},
+         {"kind": "reshape", "operands": ["h"], "results": ["r"]},
+         {"kind": "broadcast_in_dim", "operands": ["b"], "results": ["bb"], "broadcast_dimensions": [1]},
+         {"kind": "add", "operands": ["h", "bb"], "results": ["o"]},
+         {"kind": "reduce", "operands": ["o"], "results": ["s"], "dimensions": [0]}],
+ "outputs": ["t", "r", {"tensor": "s", "sharding": "[{model, ?}]"}],
+ "options": {"keep_sharding_rules": true}})";
+  std::string json = write_scratch("both.json", program);
+  std::string yaml = write_scratch("both.yaml", program);
+  for (const char* strategy : {"basic", "aggressive", "op-priority", "user-priority"}) {
+    auto a = run_shardplan("propagate --input '" + json + "' --strategy " + strategy);
+    auto b = run_shardplan("propagate --input '" + yaml + "' --strategy " + strategy);
+    CHECK(a.exit_code == 0);
+    CHECK(a.out == b.out);
+  }
+}
+
+// The README's worked example: Megatron-style shardings a JAX user expects.
+TEST_CASE("propagate the README's 2-layer MLP", "[propagate]") {
+  auto r = run_shardplan("propagate --input '" + std::string(SHARDPLAN_SOURCE_DIR) +
+                         "/configs/mlp-2layer-propagate.json'");
+  CHECK(r.exit_code == 0);
+  CHECK(r.out.find(R"({"name":"h","sharding":"[{data, ?}, {model, ?}]"})") != std::string::npos);
+  CHECK(r.out.find(R"({"name":"b1","sharding":"[{model, ?}]"})") != std::string::npos);
+  CHECK(r.out.find(R"({"name":"y","sharding":"[{data, ?}, {?}]"})") != std::string::npos);
+}
