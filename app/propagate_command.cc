@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
+#include "common/phase_times.h"
 #include "propagation/driver.h"
 #include "propagation/program_reader.h"
 #include "propagation/propagate.h"
@@ -18,7 +19,7 @@ struct PropagateArgs {
   std::string input;
   propagation::OptionOverrides overrides;
   std::string strategy, factor_propagation, format, dump_directory, output;
-  bool conservative = false, keep_rules = false, no_op_priority = false;
+  bool conservative = false, keep_rules = false, no_op_priority = false, timings = false;
 };
 
 int run(CLI::App& sub, PropagateArgs& args) {
@@ -32,10 +33,12 @@ int run(CLI::App& sub, PropagateArgs& args) {
   if (args.conservative) o.conservative_propagation = true;
   if (args.keep_rules) o.keep_sharding_rules = true;
   if (args.no_op_priority) o.no_op_priority_propagation = true;
+  PhaseTimes times;
   propagation::Program program = propagation::read_program(args.input, o);
+  times.mark("read");
   std::string rendered;
   try {
-    rendered = propagation::propagate_and_render(program);
+    rendered = propagation::propagate_and_render(program, &times);
   } catch (const propagation::PropagationDidNotConverge& e) {
     std::cerr << "error: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
@@ -45,6 +48,12 @@ int run(CLI::App& sub, PropagateArgs& args) {
     std::cout.flush();
   } else {
     write_file_atomically(program.options.output, rendered);
+  }
+  times.mark("write");
+  if (args.timings) {
+    std::cerr << "timings:";
+    for (const auto& [phase, seconds] : times.phases()) std::cerr << " " << phase << " " << seconds << " s";
+    std::cerr << "\n";
   }
   return static_cast<int>(ExitCode::kOk);
 }
@@ -72,6 +81,7 @@ CommandRun setup_propagate(CLI::App& sub) {
                "op-priority (and user-priority's rounds) run plain aggressive propagation");
   sub.add_option("--output,-o", args->output, "write the result here (atomically) instead of stdout")
       ->type_name("FILE");
+  sub.add_flag("--timings", args->timings, "print the wall time of each phase (read, propagate, render, write) to stderr");
   sub.add_option("--format", args->format, "json (default) | text: each tensor, its sharding and what set it")
       ->type_name("FORMAT");
   sub.footer(

@@ -26,7 +26,6 @@ void project_dim(const ShardingRule& rule, const std::vector<int>& factors, cons
   for (std::size_t k = 0; k < factors.size(); ++k) {
     int f = factors[k];
     FactorSharding& fs = out.factors[f];
-    fs = FactorSharding{};
     fs.present = true;
     if (overflow_seen) {
       // A factor after one whose axes overflowed cannot be sharded (it would need a strided view).
@@ -77,7 +76,13 @@ void project(const ShardingRule& rule, const std::vector<const TensorSharding*>&
   out.tensors.resize(shardings.size());
   for (std::size_t t = 0; t < shardings.size(); ++t) {
     TensorFactorShardings& tf = out.tensors[t];
-    tf.factors.assign(rule.num_factors(), FactorSharding{});
+    // Entries are reset in place: their axis lists keep their capacity from visit to visit.
+    tf.factors.resize(rule.num_factors());
+    for (FactorSharding& fs : tf.factors) {
+      fs.present = fs.closed = fs.minor = false;
+      fs.axes.clear();
+      fs.overflow.clear();
+    }
     tf.replicated = shardings[t]->replicated;
     tf.updated = false;
     const auto& dims = rule.tensor_dims[t];

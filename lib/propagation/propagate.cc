@@ -5,7 +5,7 @@
 
 namespace shardplan::propagation {
 
-std::string propagate_and_render(const Program& program) {
+std::string propagate_and_render(const Program& program, PhaseTimes* times) {
   PropagationDriver driver(program);
   const std::string& dump_directory = program.options.module_dump_directory;
   if (!dump_directory.empty()) {
@@ -20,8 +20,11 @@ std::string propagate_and_render(const Program& program) {
     };
   }
   make_strategy(program.options.strategy)->propagate(driver);
-  if (program.options.format == OutputFormat::kText) return render_result_text(driver);
-  return render_result_json(driver);
+  if (times) times->mark("propagate");
+  std::string rendered =
+      program.options.format == OutputFormat::kText ? render_result_text(driver) : render_result_json(driver);
+  if (times) times->mark("render");
+  return rendered;
 }
 
 }  // namespace shardplan::propagation

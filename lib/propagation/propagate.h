@@ -4,12 +4,14 @@
 
 #include <string>
 
+#include "common/phase_times.h"
 #include "propagation/program.h"
 
 namespace shardplan::propagation {
 
 // Runs `program.options.strategy`, writes the dumps of `module_dump_directory`, and
-// returns the result in `program.options.format`. Throws PropagationDidNotConverge.
-std::string propagate_and_render(const Program& program);
+// returns the result in `program.options.format`; `times` (optional) gets the phases
+// "propagate" and "render". Throws PropagationDidNotConverge.
+std::string propagate_and_render(const Program& program, PhaseTimes* times = nullptr);
 
 }  // namespace shardplan::propagation
