@@ -11,7 +11,7 @@ const std::vector<Command>& commands() {
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
       {"propagate", "propagate tensor shardings through a program, as OpenXLA Shardy does",
-       "shardplan propagate --input configs/mlp-2layer-propagate.json --format text", setup_propagate},
+       "shardplan propagate --input configs/propagate/mlp-2layer.json --format text", setup_propagate},
   };
   return table;
 }

@@ -86,7 +86,7 @@ CommandRun setup_propagate(CLI::App& sub) {
       ->type_name("FORMAT");
   sub.footer(
       "Example (a 2-layer MLP on a data x model mesh, see README '### propagate'):\n"
-      "  shardplan propagate --input configs/mlp-2layer-propagate.json --format text\n"
+      "  shardplan propagate --input configs/propagate/mlp-2layer.json --format text\n"
       "  shardplan propagate -i program.yaml --strategy aggressive --keep-sharding-rules -o result.json\n"
       "Options may also be given in the input under \"options\" (flag names with '_'); the command line wins.\n"
       "Exit code 0 on success, 1 if propagation does not converge, 2 for bad input or usage.");

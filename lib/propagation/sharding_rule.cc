@@ -1,6 +1,7 @@
 #include "propagation/sharding_rule.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <numeric>
 
@@ -198,20 +199,31 @@ void reshape_rule(RuleBuilder& b, const RuleInputs& r) {
 
 using RuleFn = void (*)(RuleBuilder&, const RuleInputs&);
 
-// The one table of rule builders, indexed like kOpKindNames.
-RuleFn rule_builder_of(OpKind kind) {
-  if (is_elementwise(kind)) return elementwise_rule;
-  switch (kind) {
-    case OpKind::kDotGeneral: return dot_general_rule;
-    case OpKind::kMatmul: return matmul_rule;
-    case OpKind::kReduce: return reduce_rule;
-    case OpKind::kTranspose: return transpose_rule;
-    case OpKind::kBroadcastInDim: return broadcast_rule;
-    case OpKind::kReshape: return reshape_rule;
-    case OpKind::kConcatenate: return concatenate_rule;
-    default: return elementwise_rule;
-  }
+// The one table of sharding rules: the builder of every op kind, in kOpKindNames order.
+constexpr std::array<std::pair<OpKind, RuleFn>, kOpKindNames.size()> kRuleBuilders{{
+    {OpKind::kNegate, elementwise_rule},     {OpKind::kAbs, elementwise_rule},
+    {OpKind::kExp, elementwise_rule},        {OpKind::kLog, elementwise_rule},
+    {OpKind::kSqrt, elementwise_rule},       {OpKind::kRsqrt, elementwise_rule},
+    {OpKind::kTanh, elementwise_rule},       {OpKind::kSine, elementwise_rule},
+    {OpKind::kCosine, elementwise_rule},     {OpKind::kLogistic, elementwise_rule},
+    {OpKind::kConvert, elementwise_rule},    {OpKind::kCopy, elementwise_rule},
+    {OpKind::kAdd, elementwise_rule},        {OpKind::kSubtract, elementwise_rule},
+    {OpKind::kMultiply, elementwise_rule},   {OpKind::kDivide, elementwise_rule},
+    {OpKind::kMaximum, elementwise_rule},    {OpKind::kMinimum, elementwise_rule},
+    {OpKind::kPower, elementwise_rule},      {OpKind::kDotGeneral, dot_general_rule},
+    {OpKind::kMatmul, matmul_rule},          {OpKind::kReduce, reduce_rule},
+    {OpKind::kTranspose, transpose_rule},    {OpKind::kBroadcastInDim, broadcast_rule},
+    {OpKind::kReshape, reshape_rule},        {OpKind::kConcatenate, concatenate_rule},
+}};
+
+constexpr bool table_in_kind_order() {
+  for (std::size_t k = 0; k < kRuleBuilders.size(); ++k)
+    if (kRuleBuilders[k].first != kOpKindNames[k].value) return false;
+  return true;
 }
+static_assert(table_in_kind_order(), "kRuleBuilders must list every op kind in kOpKindNames order");
+
+RuleFn rule_builder_of(OpKind kind) { return kRuleBuilders[static_cast<std::size_t>(kind)].second; }
 
 std::string factor_name(int factor) {
   if (factor <= 17) return std::string(1, static_cast<char>('i' + factor));

@@ -30,7 +30,7 @@ TEST_CASE("propagate --help lists every flag and an example", "[propagate]") {
                            "--module-dump-directory", "--factor-propagation", "--no-op-priority-propagation",
                            "--output", "--format"})
     CHECK(r.out.find(flag) != std::string::npos);
-  CHECK(r.out.find("shardplan propagate --input configs/mlp-2layer-propagate.json") != std::string::npos);
+  CHECK(r.out.find("shardplan propagate --input configs/propagate/mlp-2layer.json") != std::string::npos);
 }
 
 TEST_CASE("propagate -o writes the result file and nothing to stdout", "[propagate]") {
@@ -99,7 +99,7 @@ TEST_CASE("propagate reads a program the same through both readers", "[propagate
 // The README's worked example: Megatron-style shardings a JAX user expects.
 TEST_CASE("propagate the README's 2-layer MLP", "[propagate]") {
   auto r = run_shardplan("propagate --input '" + std::string(SHARDPLAN_SOURCE_DIR) +
-                         "/configs/mlp-2layer-propagate.json'");
+                         "/configs/propagate/mlp-2layer.json'");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find(R"({"name":"h","sharding":"[{data, ?}, {model, ?}]"})") != std::string::npos);
   CHECK(r.out.find(R"({"name":"b1","sharding":"[{model, ?}]"})") != std::string::npos);
