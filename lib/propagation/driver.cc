@@ -90,12 +90,15 @@ void PropagationDriver::run_worklist(const FactorPropagation& factor_propagation
     if (++visits > kMaxOpVisits) throw PropagationDidNotConverge();
     const Op& op = program_.ops[k];
     const ShardingRule& rule = *rules_[k];
+    directions(k, rule, directions_);
+    // No factor may move (an op-priority level that excludes this op): nothing can change.
+    if (std::all_of(directions_.begin(), directions_.end(), [](Direction d) { return d == Direction::kNone; }))
+      continue;
     slots_.clear();
     slot_tensors.clear();
     for (int t : op.operands) slot_tensors.push_back(t);
     for (int t : op.results) slot_tensors.push_back(t);
     for (int t : slot_tensors) slots_.push_back(&state_.shardings[t]);
-    directions(k, rule, directions_);
     const std::vector<int>& changed = visit(rule, slots_, directions_, rule.elementwise, factor_propagation);
     for (int s : changed) {
       int t = slot_tensors[s];

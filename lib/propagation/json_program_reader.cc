@@ -1,6 +1,8 @@
 #include "propagation/json_program_reader.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
@@ -11,7 +13,201 @@ namespace shardplan::propagation {
 
 namespace {
 
-using Json = nlohmann::json;
+using IntList = std::vector<std::int64_t>;
+
+// The program as written, before any name is resolved. Filled from nlohmann's SAX
+// events: a 10^5-op file never becomes a DOM (that cost most of the reading time).
+struct RawTensor {
+  std::string name;
+  std::optional<Shape> shape;
+  std::optional<std::string> sharding;
+};
+struct RawOp {
+  std::optional<std::string> name, kind;
+  std::optional<std::vector<std::string>> operands, results;
+  std::vector<std::pair<std::string, IntList>> lists;  // integer-list attributes
+  std::optional<std::int64_t> dimension;
+  std::vector<std::string> keys;
+};
+struct RawOutput {
+  std::optional<std::string> tensor, sharding;
+  bool is_object = false;
+};
+struct RawOption {
+  std::string key;
+  std::optional<std::string> text;
+  std::optional<bool> flag;
+};
+struct RawProgram {
+  bool has_mesh = false, has_tensors = false;
+  std::vector<std::pair<std::string, std::int64_t>> mesh;
+  std::vector<RawTensor> tensors;
+  std::vector<RawOp> ops;
+  std::vector<RawOutput> outputs;
+  std::vector<RawOption> options;
+};
+
+// Accepts only the shapes a valid program has; anything else stops the parse (the
+// positioned reader then says what is wrong). Depth = containers open.
+class RawProgramSax {
+ public:
+  using Json = nlohmann::json;
+  RawProgram raw;
+
+  bool null() { return false; }
+  bool boolean(bool value) {
+    if (section_ != Section::kOptions || depth_ != 2) return false;
+    raw.options.push_back(RawOption{key_, std::nullopt, value});
+    return true;
+  }
+  bool number_integer(std::int64_t value) { return integer(value); }
+  bool number_unsigned(std::uint64_t value) {
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+    return integer(static_cast<std::int64_t>(value));
+  }
+  bool number_float(double, const std::string&) { return false; }
+  bool binary(Json::binary_t&) { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  bool string(std::string& value) {
+    switch (section_) {
+      case Section::kMesh:
+        if (depth_ != 3 || index_ != 0) return false;
+        raw.mesh.back().first = std::move(value);
+        ++index_;
+        return true;
+      case Section::kTensors:
+        if (depth_ != 3) return false;
+        if (key_ == "name") raw.tensors.back().name = std::move(value);
+        else if (key_ == "sharding") raw.tensors.back().sharding = std::move(value);
+        else return false;
+        return true;
+      case Section::kOps: {
+        RawOp& op = raw.ops.back();
+        if (depth_ == 3 && key_ == "name") op.name = std::move(value);
+        else if (depth_ == 3 && key_ == "kind") op.kind = std::move(value);
+        else if (depth_ == 4 && key_ == "operands") op.operands->push_back(std::move(value));
+        else if (depth_ == 4 && key_ == "results") op.results->push_back(std::move(value));
+        else return false;
+        return true;
+      }
+      case Section::kOutputs:
+        if (depth_ == 2) raw.outputs.push_back(RawOutput{std::move(value), std::nullopt, false});
+        else if (depth_ == 3 && key_ == "tensor") raw.outputs.back().tensor = std::move(value);
+        else if (depth_ == 3 && key_ == "sharding") raw.outputs.back().sharding = std::move(value);
+        else return false;
+        return true;
+      case Section::kOptions:
+        if (depth_ != 2) return false;
+        raw.options.push_back(RawOption{key_, std::move(value), std::nullopt});
+        return true;
+      case Section::kNone: break;
+    }
+    return false;
+  }
+
+  bool start_object(std::size_t) {
+    ++depth_;
+    if (depth_ == 1) return true;
+    if (depth_ == 2) return section_ == Section::kOptions;
+    if (depth_ != 3) return false;
+    element_keys_.clear();
+    switch (section_) {
+      case Section::kTensors: raw.tensors.emplace_back(); return true;
+      case Section::kOps: raw.ops.emplace_back(); return true;
+      case Section::kOutputs: raw.outputs.push_back(RawOutput{std::nullopt, std::nullopt, true}); return true;
+      default: return false;
+    }
+  }
+  bool end_object() {
+    --depth_;
+    if (depth_ == 1) section_ = Section::kNone;
+    return true;
+  }
+
+  bool start_array(std::size_t) {
+    ++depth_;
+    if (depth_ == 2) return section_ == Section::kMesh || section_ == Section::kTensors || section_ == Section::kOps ||
+                            section_ == Section::kOutputs;
+    if (depth_ == 3) {
+      if (section_ != Section::kMesh) return false;
+      raw.mesh.emplace_back();
+      index_ = 0;
+      return true;
+    }
+    if (depth_ != 4) return false;
+    if (section_ == Section::kTensors && key_ == "shape") {
+      raw.tensors.back().shape.emplace();
+      return true;
+    }
+    if (section_ != Section::kOps) return false;
+    RawOp& op = raw.ops.back();
+    if (key_ == "operands") op.operands.emplace();
+    else if (key_ == "results") op.results.emplace();
+    else op.lists.emplace_back(key_, IntList{});
+    return true;
+  }
+  bool end_array() {
+    if (depth_ == 3 && section_ == Section::kMesh && index_ != 2) return false;
+    --depth_;
+    if (depth_ == 1) section_ = Section::kNone;
+    return true;
+  }
+
+  bool key(std::string& name) {
+    if (depth_ == 1) {
+      if (name == "mesh") section_ = Section::kMesh, raw.has_mesh = true;
+      else if (name == "tensors") section_ = Section::kTensors, raw.has_tensors = true;
+      else if (name == "ops") section_ = Section::kOps;
+      else if (name == "outputs") section_ = Section::kOutputs;
+      else if (name == "options") section_ = Section::kOptions;
+      else return false;
+      if (std::find(sections_seen_.begin(), sections_seen_.end(), name) != sections_seen_.end()) return false;
+      sections_seen_.push_back(name);
+      return true;
+    }
+    // Keys of one element or of the options: a duplicate is for the positioned reader.
+    std::vector<std::string>& seen = depth_ == 2 ? option_keys_ : element_keys_;
+    if (std::find(seen.begin(), seen.end(), name) != seen.end()) return false;
+    seen.push_back(name);
+    key_ = name;
+    if (section_ == Section::kOps && depth_ == 3) raw.ops.back().keys.push_back(name);
+    if (section_ == Section::kTensors) return key_ == "name" || key_ == "shape" || key_ == "sharding";
+    if (section_ == Section::kOutputs) return key_ == "tensor" || key_ == "sharding";
+    return true;
+  }
+
+ private:
+  enum class Section { kNone, kMesh, kTensors, kOps, kOutputs, kOptions };
+
+  bool integer(std::int64_t value) {
+    if (section_ == Section::kMesh && depth_ == 3 && index_ == 1) {
+      raw.mesh.back().second = value;
+      ++index_;
+      return true;
+    }
+    if (section_ == Section::kTensors && depth_ == 4 && key_ == "shape") {
+      raw.tensors.back().shape->push_back(value);
+      return true;
+    }
+    if (section_ == Section::kOps && depth_ == 4 && !raw.ops.back().lists.empty() &&
+        raw.ops.back().lists.back().first == key_) {
+      raw.ops.back().lists.back().second.push_back(value);
+      return true;
+    }
+    if (section_ == Section::kOps && depth_ == 3 && key_ == "dimension") {
+      raw.ops.back().dimension = value;
+      return true;
+    }
+    return false;
+  }
+
+  Section section_ = Section::kNone;
+  int depth_ = 0;
+  int index_ = 0;  // position inside a mesh entry
+  std::string key_;
+  std::vector<std::string> sections_seen_, element_keys_, option_keys_;
+};
 
 // Signals "not a plainly valid program": the caller falls back to the positioned reader.
 struct NotPlain {};
@@ -20,133 +216,106 @@ void require(bool condition) {
   if (!condition) throw NotPlain{};
 }
 
-const Json& member(const Json& object, const char* key) {
-  auto it = object.find(key);
-  require(it != object.end());
-  return *it;
+const std::string& nonempty(const std::optional<std::string>& text) {
+  require(text.has_value() && !text->empty());
+  return *text;
 }
 
-const Json* optional_member(const Json& object, const char* key) {
-  auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-void only_keys(const Json& object, std::initializer_list<const char*> known) {
-  require(object.is_object());
-  for (const auto& [key, value] : object.items())
-    require(std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; }));
-}
-
-std::int64_t integer(const Json& node, std::int64_t min) {
-  require(node.is_number_integer());
-  std::int64_t value = node.get<std::int64_t>();
-  require(value >= min);
-  return value;
-}
-
-std::vector<std::int64_t> integers(const Json& node) {
-  require(node.is_array());
-  std::vector<std::int64_t> out;
-  out.reserve(node.size());
-  for (const Json& v : node) out.push_back(integer(v, 0));
-  return out;
-}
-
-const std::string& text(const Json& node) {
-  require(node.is_string() && !node.get_ref<const std::string&>().empty());
-  return node.get_ref<const std::string&>();
-}
-
-TensorSharding sharding(const Json& node, const Mesh& mesh, std::size_t rank) {
-  auto written = parse_sharding_text(text(node));
+TensorSharding sharding(const std::string& text, const Mesh& mesh, std::size_t rank) {
+  auto written = parse_sharding_text(text);
   require(written && written->dims.size() == rank);
   std::vector<std::string> problems;
   auto resolved = resolve_sharding(*written, mesh, problems);
   require(resolved.has_value());
-  return *resolved;
+  return std::move(*resolved);
 }
 
-class JsonProgramReader {
+std::vector<std::string> attribute_keys(OpKind kind) {
+  switch (kind) {
+    case OpKind::kDotGeneral:
+      return {"lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims"};
+    case OpKind::kReduce: return {"dimensions"};
+    case OpKind::kTranspose: return {"permutation"};
+    case OpKind::kBroadcastInDim: return {"broadcast_dimensions"};
+    default: return {};
+  }
+}
+
+class RawProgramReader {
  public:
-  Program read(const Json& root, const OptionOverrides& overrides) {
-    only_keys(root, {"mesh", "tensors", "ops", "outputs", "options"});
-    read_mesh(member(root, "mesh"));
-    read_tensors(member(root, "tensors"));
-    if (const Json* ops = optional_member(root, "ops")) read_ops(*ops);
-    for (std::size_t t = 0; t < program_.tensors.size(); ++t) {
-      require(has_shape_[t] || program_.tensors[t].defined_by >= 0);
-      if (pending_[t]) program_.tensors[t].sharding = sharding(*pending_[t], program_.mesh, program_.tensors[t].shape.size());
+  Program read(RawProgram& raw, const OptionOverrides& overrides) {
+    require(raw.has_mesh && raw.has_tensors);
+    for (auto& [name, size] : raw.mesh) {
+      require(!name.empty() && size >= 1 && program_.mesh.find(name) < 0);
+      program_.mesh.axes.push_back(MeshAxis{std::move(name), size});
     }
-    if (const Json* outputs = optional_member(root, "outputs")) read_outputs(*outputs);
-    read_options(optional_member(root, "options"), overrides);
+    read_tensors(raw.tensors);
+    read_ops(raw.ops);
+    for (std::size_t t = 0; t < program_.tensors.size(); ++t) {
+      require(raw.tensors[t].shape || program_.tensors[t].defined_by >= 0);
+      if (!raw.tensors[t].shape && raw.tensors[t].sharding)
+        program_.tensors[t].sharding =
+            sharding(*raw.tensors[t].sharding, program_.mesh, program_.tensors[t].shape.size());
+    }
+    for (const RawOutput& o : raw.outputs) {
+      require(!o.is_object || o.tensor.has_value());
+      Output output;
+      output.tensor = tensor_index(nonempty(o.tensor));
+      if (o.sharding)
+        output.sharding = sharding(*o.sharding, program_.mesh, program_.tensors[output.tensor].shape.size());
+      program_.outputs.push_back(std::move(output));
+    }
+    read_options(raw.options, overrides);
     return std::move(program_);
   }
 
  private:
-  void read_mesh(const Json& mesh) {
-    require(mesh.is_array());
-    for (const Json& entry : mesh) {
-      require(entry.is_array() && entry.size() == 2);
-      const std::string& name = text(entry[0]);
-      require(program_.mesh.find(name) < 0);
-      program_.mesh.axes.push_back(MeshAxis{name, integer(entry[1], 1)});
-    }
-  }
-
-  void read_tensors(const Json& tensors) {
-    require(tensors.is_array());
-    std::size_t n = tensors.size();
-    program_.tensors.reserve(n);
-    pending_.assign(n, nullptr);
-    used_.assign(n, 0);
-    by_name_.reserve(n * 2);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Json& entry = tensors[i];
-      only_keys(entry, {"name", "shape", "sharding"});
-      Tensor tensor;
-      tensor.name = text(member(entry, "name"));
-      require(by_name_.emplace(tensor.name, static_cast<int>(i)).second);
-      const Json* shape = optional_member(entry, "shape");
-      const Json* written = optional_member(entry, "sharding");
-      if (shape) {
-        tensor.shape = integers(*shape);
-        tensor.sharding = written ? sharding(*written, program_.mesh, tensor.shape.size())
-                                  : open_sharding(tensor.shape.size());
-      } else if (written) {
-        pending_[i] = written;  // checked once the rank is inferred
-      }
-      has_shape_.push_back(shape != nullptr);
-      program_.tensors.push_back(std::move(tensor));
-    }
-  }
-
-  int tensor_index(const Json& name) {
-    auto it = by_name_.find(text(name));
+  int tensor_index(const std::string& name) {
+    auto it = by_name_.find(name);
     require(it != by_name_.end());
     return it->second;
   }
 
-  void read_ops(const Json& ops) {
-    require(ops.is_array());
+  void read_tensors(std::vector<RawTensor>& tensors) {
+    std::size_t n = tensors.size();
+    program_.tensors.reserve(n);
+    by_name_.reserve(n * 2);
+    used_.assign(n, 0);
+    shape_known_.assign(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      RawTensor& raw = tensors[i];
+      Tensor tensor;
+      require(!raw.name.empty() && by_name_.emplace(raw.name, static_cast<int>(i)).second);
+      tensor.name = raw.name;
+      if (raw.shape) {
+        shape_known_[i] = 1;
+        for (std::int64_t d : *raw.shape) require(d >= 0);
+        tensor.shape = *raw.shape;
+        tensor.sharding = raw.sharding ? sharding(*raw.sharding, program_.mesh, tensor.shape.size())
+                                       : open_sharding(tensor.shape.size());
+      }
+      program_.tensors.push_back(std::move(tensor));
+    }
+  }
+
+  void read_ops(std::vector<RawOp>& ops) {
     program_.ops.reserve(ops.size());
     std::vector<Shape> in;
     for (std::size_t k = 0; k < ops.size(); ++k) {
-      const Json& entry = ops[k];
-      require(entry.is_object());
+      RawOp& raw = ops[k];
       Op op;
-      op.name = "op" + std::to_string(k);
-      if (const Json* name = optional_member(entry, "name")) op.name = text(*name);
-      auto kind = parse_name(kOpKindNames, text(member(entry, "kind")));
+      op.name = raw.name ? nonempty(raw.name) : "op" + std::to_string(k);
+      auto kind = parse_name(kOpKindNames, nonempty(raw.kind));
       require(kind.has_value());
       op.kind = *kind;
-      read_attributes(entry, op);
-      for (const Json& name : member(entry, "operands")) {
+      read_attributes(raw, op);
+      require(raw.operands.has_value() && raw.results.has_value());
+      for (const std::string& name : *raw.operands) {
         int t = tensor_index(name);
         op.operands.push_back(t);
         used_[t] = 1;
       }
-      require(member(entry, "operands").is_array() && member(entry, "results").is_array());
-      for (const Json& name : member(entry, "results")) {
+      for (const std::string& name : *raw.results) {
         int t = tensor_index(name);
         // Used before this definition (or defined twice): the positioned reader says which.
         require(program_.tensors[t].defined_by < 0 && !used_[t]);
@@ -156,131 +325,127 @@ class JsonProgramReader {
       require(check_arity(op).empty());
       in.clear();
       for (int t : op.operands) {
-        require(has_shape_[t] || program_.tensors[t].defined_by >= 0);
+        require(shape_known_[t]);
         in.push_back(program_.tensors[t].shape);
       }
       Tensor& result = program_.tensors[op.results[0]];
+      bool given = shape_known_[op.results[0]];
       std::optional<Shape> inferred;
-      require(infer_result_shape(op, in, has_shape_[op.results[0]] ? &result.shape : nullptr, inferred).empty());
-      if (has_shape_[op.results[0]]) {
+      require(infer_result_shape(op, in, given ? &result.shape : nullptr, inferred).empty());
+      if (given) {
         require(result.shape == *inferred);
       } else {
         result.shape = *inferred;
-        if (!pending_[op.results[0]]) result.sharding = open_sharding(result.shape.size());
+        result.sharding = open_sharding(result.shape.size());  // a written one is read after all ops
+        shape_known_[op.results[0]] = 1;
       }
       program_.ops.push_back(std::move(op));
     }
   }
 
-  void read_attributes(const Json& entry, Op& op) {
+
+  void read_attributes(const RawOp& raw, Op& op) {
+    std::vector<std::string> allowed = attribute_keys(op.kind);
+    for (const std::string& key : raw.keys) {
+      bool base = key == "name" || key == "kind" || key == "operands" || key == "results";
+      bool attribute = std::find(allowed.begin(), allowed.end(), key) != allowed.end() ||
+                       (key == "dimension" && op.kind == OpKind::kConcatenate);
+      require(base || attribute);
+    }
+    auto list = [&](const char* key, IntList& out, bool required) {
+      for (const auto& [name, values] : raw.lists)
+        if (name == key) {
+          for (std::int64_t v : values) require(v >= 0);
+          out = values;
+          return;
+        }
+      require(!required);
+    };
+    for (const auto& [name, values] : raw.lists)
+      require(std::find(allowed.begin(), allowed.end(), name) != allowed.end());
     switch (op.kind) {
       case OpKind::kDotGeneral:
-        only_keys(entry, {"name", "kind", "operands", "results", "lhs_batching_dims", "rhs_batching_dims",
-                          "lhs_contracting_dims", "rhs_contracting_dims"});
-        if (const Json* v = optional_member(entry, "lhs_batching_dims")) op.lhs_batching_dims = integers(*v);
-        if (const Json* v = optional_member(entry, "rhs_batching_dims")) op.rhs_batching_dims = integers(*v);
-        op.lhs_contracting_dims = integers(member(entry, "lhs_contracting_dims"));
-        op.rhs_contracting_dims = integers(member(entry, "rhs_contracting_dims"));
+        list("lhs_batching_dims", op.lhs_batching_dims, false);
+        list("rhs_batching_dims", op.rhs_batching_dims, false);
+        list("lhs_contracting_dims", op.lhs_contracting_dims, true);
+        list("rhs_contracting_dims", op.rhs_contracting_dims, true);
         break;
-      case OpKind::kReduce:
-        only_keys(entry, {"name", "kind", "operands", "results", "dimensions"});
-        op.dimensions = integers(member(entry, "dimensions"));
-        break;
-      case OpKind::kTranspose:
-        only_keys(entry, {"name", "kind", "operands", "results", "permutation"});
-        op.permutation = integers(member(entry, "permutation"));
-        break;
-      case OpKind::kBroadcastInDim:
-        only_keys(entry, {"name", "kind", "operands", "results", "broadcast_dimensions"});
-        op.broadcast_dimensions = integers(member(entry, "broadcast_dimensions"));
-        break;
+      case OpKind::kReduce: list("dimensions", op.dimensions, true); break;
+      case OpKind::kTranspose: list("permutation", op.permutation, true); break;
+      case OpKind::kBroadcastInDim: list("broadcast_dimensions", op.broadcast_dimensions, true); break;
       case OpKind::kConcatenate:
-        only_keys(entry, {"name", "kind", "operands", "results", "dimension"});
-        op.dimension = integer(member(entry, "dimension"), 0);
+        require(raw.dimension.has_value() && *raw.dimension >= 0);
+        op.dimension = *raw.dimension;
         break;
-      default: only_keys(entry, {"name", "kind", "operands", "results"}); break;
+      default: require(!raw.dimension.has_value()); break;
     }
-  }
-
-  void read_outputs(const Json& outputs) {
-    require(outputs.is_array());
-    for (const Json& entry : outputs) {
-      Output output;
-      if (entry.is_object()) {
-        only_keys(entry, {"tensor", "sharding"});
-        output.tensor = tensor_index(member(entry, "tensor"));
-        if (const Json* s = optional_member(entry, "sharding"))
-          output.sharding = sharding(*s, program_.mesh, program_.tensors[output.tensor].shape.size());
-      } else {
-        output.tensor = tensor_index(entry);
-      }
-      program_.outputs.push_back(std::move(output));
-    }
+    if (op.kind != OpKind::kConcatenate) require(!raw.dimension.has_value());
   }
 
   template <typename Enum, std::size_t N>
-  static void choose(const std::optional<std::string>& cli, const Json* options, const char* key,
-                     const NameTable<Enum, N>& table, Enum& out) {
-    const Json* node = options ? optional_member(*options, key) : nullptr;
-    if (!cli && !node) return;
-    auto value = parse_name(table, cli ? *cli : text(*node));
+  static void choose(const std::optional<std::string>& cli, const RawOption* option, const NameTable<Enum, N>& table,
+                     Enum& out) {
+    if (!cli && !option) return;
+    if (!cli) require(option->text.has_value());
+    auto value = parse_name(table, cli ? *cli : *option->text);
     require(value.has_value());
     out = *value;
   }
 
-  static void flag(const std::optional<bool>& cli, const Json* options, const char* key, bool& out) {
-    if (cli) {
-      out = *cli;
-      return;
-    }
-    const Json* node = options ? optional_member(*options, key) : nullptr;
-    if (!node) return;
-    require(node->is_boolean());
-    out = node->get<bool>();
-  }
-
-  static void text_option(const std::optional<std::string>& cli, const Json* options, const char* key,
-                          std::string& out) {
-    if (cli) {
-      out = *cli;
-      return;
-    }
-    const Json* node = options ? optional_member(*options, key) : nullptr;
-    if (node) out = text(*node);
-  }
-
-  void read_options(const Json* options, const OptionOverrides& cli) {
-    if (options)
-      only_keys(*options, {"strategy", "conservative_propagation", "keep_sharding_rules", "module_dump_directory",
-                           "factor_propagation", "no_op_priority_propagation", "output", "format"});
+  void read_options(const std::vector<RawOption>& options, const OptionOverrides& cli) {
+    static const char* const kKeys[] = {"strategy",           "conservative_propagation",  "keep_sharding_rules",
+                                        "module_dump_directory", "factor_propagation", "no_op_priority_propagation",
+                                        "output",             "format"};
+    auto find = [&](const char* key) -> const RawOption* {
+      for (const RawOption& o : options)
+        if (o.key == key) return &o;
+      return nullptr;
+    };
+    for (const RawOption& o : options)
+      require(std::any_of(std::begin(kKeys), std::end(kKeys), [&](const char* k) { return o.key == k; }));
+    auto flag = [&](const std::optional<bool>& given, const char* key, bool& out) {
+      if (given) {
+        out = *given;
+        return;
+      }
+      if (const RawOption* o = find(key)) {
+        require(o->flag.has_value());
+        out = *o->flag;
+      }
+    };
+    auto text = [&](const std::optional<std::string>& given, const char* key, std::string& out) {
+      if (given) {
+        out = *given;
+        return;
+      }
+      if (const RawOption* o = find(key)) out = nonempty(o->text);
+    };
     Options& o = program_.options;
-    flag(cli.conservative_propagation, options, "conservative_propagation", o.conservative_propagation);
-    flag(cli.keep_sharding_rules, options, "keep_sharding_rules", o.keep_sharding_rules);
-    flag(cli.no_op_priority_propagation, options, "no_op_priority_propagation", o.no_op_priority_propagation);
-    text_option(cli.module_dump_directory, options, "module_dump_directory", o.module_dump_directory);
-    text_option(cli.output, options, "output", o.output);
-    choose(cli.factor_propagation, options, "factor_propagation", kFactorPropagationNames, o.factor_propagation);
-    choose(cli.format, options, "format", kOutputFormatNames, o.format);
-    choose(cli.strategy, options, "strategy", kStrategyNames, o.strategy);
+    flag(cli.conservative_propagation, "conservative_propagation", o.conservative_propagation);
+    flag(cli.keep_sharding_rules, "keep_sharding_rules", o.keep_sharding_rules);
+    flag(cli.no_op_priority_propagation, "no_op_priority_propagation", o.no_op_priority_propagation);
+    text(cli.module_dump_directory, "module_dump_directory", o.module_dump_directory);
+    text(cli.output, "output", o.output);
+    choose(cli.factor_propagation, find("factor_propagation"), kFactorPropagationNames, o.factor_propagation);
+    choose(cli.format, find("format"), kOutputFormatNames, o.format);
+    choose(cli.strategy, find("strategy"), kStrategyNames, o.strategy);
   }
 
+ private:
   Program program_;
   std::unordered_map<std::string, int> by_name_;
-  std::vector<bool> has_shape_;
-  std::vector<const Json*> pending_;
   std::vector<char> used_;  // per tensor: used as an operand so far
+  std::vector<char> shape_known_;  // per tensor: declared with a shape, or inferred by its op so far
 };
 
 }  // namespace
 
 std::optional<Program> read_valid_json_program(std::string_view text, const OptionOverrides& overrides) {
-  Json root = Json::parse(text, nullptr, false);
-  if (root.is_discarded()) return std::nullopt;
+  RawProgramSax sax;
+  if (!nlohmann::json::sax_parse(text, &sax)) return std::nullopt;
   try {
-    return JsonProgramReader().read(root, overrides);
+    return RawProgramReader().read(sax.raw, overrides);
   } catch (const NotPlain&) {
-    return std::nullopt;
-  } catch (const Json::exception&) {
     return std::nullopt;
   }
 }
