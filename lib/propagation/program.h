@@ -50,10 +50,14 @@ inline constexpr NameTable<OpKind, 26> kOpKindNames{{
     {OpKind::kConcatenate, "concatenate", "join along `dimension`"},
 }};
 
+// negate ... copy: one operand, result shape = operand shape.
 bool is_unary_elementwise(OpKind kind);
+// add ... power: two operands of one shape, result of that shape.
 bool is_binary_elementwise(OpKind kind);
+// Either of the above (aggressive propagation and op heuristics treat them alike).
 inline bool is_elementwise(OpKind kind) { return is_unary_elementwise(kind) || is_binary_elementwise(kind); }
 
+// Dimension sizes, major first (a size of 0 is allowed, §12.2).
 using Shape = std::vector<std::int64_t>;
 
 // One declared tensor. `sharding` is the input sharding with priorities.
@@ -62,7 +66,6 @@ struct Tensor {
   Shape shape;
   TensorSharding sharding;
   int defined_by = -1;  // op index, -1 for a program input
-  SourcePos pos;        // where it is declared (dumps keep the input order)
 };
 
 // One op with its attributes (only those of its kind are meaningful).

@@ -132,7 +132,6 @@ class ProgramReader {
       const YAML::Node& entry = node[i];
       std::string path = join_index("tensors", i);
       Tensor tensor;
-      tensor.pos = r_.pos(entry);
       bool ok = r_.expect_map(entry, path);
       std::optional<IntList> shape;
       PendingSharding sharding;
@@ -169,7 +168,6 @@ class ProgramReader {
       }
       has_pending_.push_back(pending);
       inferred_.push_back(false);
-      tensor_ok_.push_back(ok);
       if (!tensor.name.empty() && !by_name_.count(tensor.name))
         by_name_.emplace(tensor.name, static_cast<int>(program_.tensors.size()));
       nodes_.push_back(entry);
@@ -248,7 +246,6 @@ class ProgramReader {
     bool ok = r_.expect_map(entry, path);
     if (!ok) {
       program_.ops.push_back(std::move(op));
-      op_ok_.push_back(false);
       return;
     }
     if (auto n = r_.field(entry, path, "name"); n.IsDefined()) {
@@ -275,7 +272,6 @@ class ProgramReader {
     }
     if (ok) ok = read_attributes(entry, path, op);
     if (ok) ok = check_shapes(entry, op);
-    op_ok_.push_back(ok);
     program_.ops.push_back(std::move(op));
   }
 
@@ -454,7 +450,7 @@ class ProgramReader {
   Program program_;
   std::unordered_map<std::string, int> by_name_;  // first declaration of each name
   std::vector<YAML::Node> nodes_;                 // per tensor
-  std::vector<bool> has_shape_, tensor_ok_, op_ok_;
+  std::vector<bool> has_shape_;
   std::vector<bool> inferred_, has_pending_;
   std::vector<std::pair<std::size_t, PendingSharding>> pending_rank_;
 };

@@ -105,3 +105,13 @@ TEST_CASE("propagate the README's 2-layer MLP", "[propagate]") {
   CHECK(r.out.find(R"({"name":"b1","sharding":"[{model, ?}]"})") != std::string::npos);
   CHECK(r.out.find(R"({"name":"y","sharding":"[{data, ?}, {?}]"})") != std::string::npos);
 }
+
+// Shardy warns and goes on when a dump cannot be written (§8).
+TEST_CASE("propagate warns about unwritable dumps and still answers", "[propagate]") {
+  std::string input = write_scratch("e1.json", kE1);
+  auto r = run_shardplan("propagate --input '" + input + "' --strategy aggressive --module-dump-directory /dev/null/dumps");
+  CHECK(r.exit_code == 0);
+  CHECK(r.err.find("warning: cannot write dump /dev/null/dumps/00.before_propagation.json") != std::string::npos);
+  CHECK(r.err.find("warning: cannot write dump /dev/null/dumps/01.after_propagation.json") != std::string::npos);
+  CHECK(r.out.find(R"({"name":"z","sharding":"[{a, ?}, {?}]"})") != std::string::npos);
+}
