@@ -8,7 +8,8 @@ void all_directions_both(int, const ShardingRule& rule, std::vector<Direction>& 
   out.assign(rule.num_factors(), Direction::kBoth);
 }
 
-PropagationDriver::PropagationDriver(const Program& program) : program_(program) {
+PropagationDriver::PropagationDriver(const Program& program, long max_visits)
+    : program_(program), max_visits_(max_visits) {
   std::size_t num_tensors = program.tensors.size();
   std::size_t num_ops = program.ops.size();
   state_.shardings.reserve(num_tensors);
@@ -87,7 +88,7 @@ void PropagationDriver::run_worklist(const FactorPropagation& factor_propagation
     int k = stack.back();
     stack.pop_back();
     in_stack[k] = 0;
-    if (++visits > kMaxOpVisits) throw PropagationDidNotConverge();
+    if (++visits > max_visits_) throw PropagationDidNotConverge();
     const Op& op = program_.ops[k];
     const ShardingRule& rule = *rules_[k];
     directions(k, rule, directions_);

@@ -52,7 +52,8 @@ void all_directions_both(int op, const ShardingRule& rule, std::vector<Direction
 class PropagationDriver {
  public:
   // Builds every op's rule, decides which ops are live (§12.1) and counts uses.
-  explicit PropagationDriver(const Program& program);
+  // A worklist run gives up after `max_visits` op visits (the spec's guard; tests lower it).
+  explicit PropagationDriver(const Program& program, long max_visits = kMaxOpVisits);
 
   const Program& program() const { return program_; }
   PropagationState& state() { return state_; }
@@ -82,6 +83,7 @@ class PropagationDriver {
                                 const FactorPropagation& factor_propagation);
 
   const Program& program_;
+  long max_visits_;
   PropagationState state_;
   std::vector<std::optional<ShardingRule>> rules_;
   std::vector<std::optional<ShardingRule>> output_rules_;
