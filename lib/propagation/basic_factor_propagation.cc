@@ -112,23 +112,6 @@ std::optional<AxisRef> BasicFactorPropagation::within(const AxisRef& x_in, const
   return std::nullopt;
 }
 
-void BasicFactorPropagation::truncate(AxisList& list, const AxisStep& step, bool conservative_propagation) {
-  std::int64_t prev = 1;
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    std::optional<AxisRef> y = step(list[i], prev);
-    if (!y || (conservative_propagation && !y->full())) {
-      list.resize(i);
-      return;
-    }
-    if (!(*y == list[i])) {
-      list[i] = *y;
-      list.resize(i + 1);
-      return;
-    }
-    prev *= y->size;
-  }
-}
-
 void BasicFactorPropagation::propagate(const FactorPropagationContext& context, Projection& projection) const {
   for (int f = 0; f < context.rule.num_factors(); ++f) {
     AxisList axes = candidates(context, projection, f);
