@@ -1,6 +1,7 @@
 #include "propagation/op_shapes.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace shardplan::propagation {
 
@@ -113,9 +114,12 @@ std::string infer_result_shape(const Op& op, const std::vector<Shape>& in, const
       }
       case OpKind::kReshape:
         if (!given) return "reshape needs the result shape";
-        if (element_count(in[0]) != element_count((*given_shape)))
+        // A saturated count cannot be compared (and the rule's products would overflow).
+        if (element_count(in[0]) == std::numeric_limits<std::int64_t>::max())
+          return "reshape of 2^63 or more elements is not supported";
+        if (element_count(in[0]) != element_count(*given_shape))
           return "reshape changes the element count: " + std::to_string(element_count(in[0])) + " != " +
-                 std::to_string(element_count((*given_shape)));
+                 std::to_string(element_count(*given_shape));
         out = (*given_shape);
         return "";
       case OpKind::kConcatenate: {

@@ -132,7 +132,9 @@ struct Program {
 
 // "[8, 8]".
 std::string shape_text(const Shape& shape);
-// Number of elements (0 when a dim is 0).
+// a * b for non-negative sizes, saturating at INT64_MAX instead of overflowing.
+std::int64_t saturating_product(std::int64_t a, std::int64_t b);
+// Number of elements (0 when a dim is 0; saturates at INT64_MAX).
 std::int64_t element_count(const Shape& shape);
 
 }  // namespace shardplan::propagation

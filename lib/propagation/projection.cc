@@ -89,7 +89,7 @@ void project(const ShardingRule& rule, const std::vector<const TensorSharding*>&
     for (std::size_t d = 0; d < dims.size(); ++d) project_dim(rule, dims[d], shardings[t]->dims[d], tf);
     tf.size = 1;
     for (int f = 0; f < rule.num_factors(); ++f)
-      if (tf.factors[f].present) tf.size *= rule.factor_sizes[f];
+      if (tf.factors[f].present) tf.size = saturating_product(tf.size, rule.factor_sizes[f]);
   }
 }
 
