@@ -14,6 +14,8 @@ const std::vector<Command>& commands() {
        "shardplan a2a --input kjt.json -o received.json", setup_a2a},
       {"pipeline", "plan pipeline-parallel stages, micro-batches and schedule (torch Pipe, 1F1B, interleaved)",
        "shardplan pipeline --input configs/pipeline/transformer.yaml", setup_pipeline},
+      {"propagate", "propagate tensor shardings through a program, as OpenXLA Shardy does",
+       "shardplan propagate --input configs/propagate/mlp-2layer.json --format text", setup_propagate},
   };
   return table;
 }

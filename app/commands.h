@@ -32,5 +32,6 @@ CommandRun setup_plan(CLI::App& sub);
 CommandRun setup_enumerate(CLI::App& sub);
 CommandRun setup_a2a(CLI::App& sub);
 CommandRun setup_pipeline(CLI::App& sub);
+CommandRun setup_propagate(CLI::App& sub);
 
 }  // namespace shardplan::app

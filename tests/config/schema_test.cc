@@ -132,7 +132,7 @@ TEST_CASE("schemas: enums equal the name tables", "[config]") {
 TEST_CASE("schemas: every example and every reference case validates", "[config]") {
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/configs"))
-    if (entry.is_regular_file()) files.push_back(entry.path().string());  // configs/pipeline/ holds other inputs
+    if (entry.is_regular_file()) files.push_back(entry.path().string());  // subfolders hold other commands' inputs
   if (auto dir = shardplan::testing::cases_dir()) {
     for (const auto& c : shardplan::testing::golden_cases(true)) files.push_back(c.case_path);
     for (const auto& entry : fs::directory_iterator(*dir + "/scale")) {
