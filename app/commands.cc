@@ -11,7 +11,7 @@ const std::vector<Command>& commands() {
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
       {"a2a", "simulate torchrec's KJTAllToAll: what every rank receives and what each collective moves",
-       "shardplan a2a --input kjt.json -o received.json", setup_a2a},
+       "shardplan a2a --input configs/a2a/kjt.json -o received.json", setup_a2a},
       {"pipeline", "plan pipeline-parallel stages, micro-batches and schedule (torch Pipe, 1F1B, interleaved)",
        "shardplan pipeline --input configs/pipeline/transformer.yaml", setup_pipeline},
       {"propagate", "propagate tensor shardings through a program, as OpenXLA Shardy does",
