@@ -255,10 +255,12 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
         shards.push_back(std::move(shard));
       }
     } catch (const ShardLayoutError& e) {
-      // torchrec re-raises its ZeroDivisionError with the table's context.
-      throw ShardLayoutError("Failed to calculate sharding plan: " + std::string(e.what()) +
-                             " Context: table_name='" + table.name + "', module_path='" +
-                             module.path + "', sharding_type='" + type_name + "'");
+      // torchrec re-raises its ZeroDivisionError with the table's context; for us a
+      // table that cannot be laid out has no sharding option (exit 1), like a table
+      // whose constraints leave none.
+      throw EnumerationError(table.name, "Failed to calculate sharding plan: " + std::string(e.what()) +
+                                             " Context: table_name='" + table.name + "', module_path='" +
+                                             module.path + "', sharding_type='" + type_name + "'");
     }
     for (const auto& kernel_name : kernels) {
       const auto kernel = parse_name(kComputeKernelNames, kernel_name);

@@ -35,8 +35,8 @@ std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice 
 // named_modules stack pops them; tables in module order), and per table the
 // sharding types and kernels in the order torchrec produces under
 // PYTHONHASHSEED=0. Tables whose device_group differs from the topology's device
-// are skipped. Throws EnumerationError for a table left without options, and
-// ShardLayoutError where torchrec's layout divides by zero.
+// are skipped. Throws EnumerationError for a table left without options, also
+// where torchrec's layout divides by zero (its message names the table and why).
 std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const Topology& topology,
                                               const std::vector<const ShardEstimator*>& estimators);
 

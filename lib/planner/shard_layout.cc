@@ -64,7 +64,8 @@ std::vector<std::int64_t> memory_proportional_row_split(std::int64_t rows,
                                                         const std::vector<std::int64_t>& memory) {
   const std::int64_t total = std::accumulate(memory.begin(), memory.end(), std::int64_t{0});
   if (total <= 0)
-    throw ShardLayoutError("cannot split rows by memory: the custom capacities sum to " +
+    throw ShardLayoutError("cannot split rows in proportion to the ranks' memory: the topology's custom "
+                           "capacities (custom.hbm_cap or custom.ddr_cap) sum to " +
                            std::to_string(total) + " (torchrec: division by zero)");
   std::vector<std::int64_t> out;
   out.reserve(memory.size());
