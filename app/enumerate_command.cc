@@ -24,8 +24,10 @@ struct EnumerateOptions {
 };
 
 int run(const EnumerateOptions& options) {
-  if (options.format != "json" && options.format != "text")
-    throw InputError(SourcePos{}, "--format", "expected json or text, found '" + options.format + "'");
+  const std::optional<OptionsFormat> format = parse_name(kOptionsFormatNames, options.format);
+  if (!format)
+    throw InputError(SourcePos{}, "--format",
+                     "expected " + alternatives_text(kOptionsFormatNames) + ", found '" + options.format + "'");
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
   Topology topology = build_topology(input.topology);
@@ -36,7 +38,7 @@ int run(const EnumerateOptions& options) {
     std::cerr << "error: no sharding option: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
-  std::string text = options.format == "json" ? options_to_json(found).dump(2) + "\n"
+  std::string text = *format == OptionsFormat::kJson ? options_to_json(found).dump(2) + "\n"
                                               : options_to_text(found);
   write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);

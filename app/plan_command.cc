@@ -40,8 +40,10 @@ void print_timings(const PhaseTimes& phases) {
 }
 
 int run(const PlanOptions& options) {
-  if (options.stats != "text" && options.stats != "json" && options.stats != "none")
-    throw InputError(SourcePos{}, "--stats", "expected text, json or none, found '" + options.stats + "'");
+  const std::optional<StatsFormat> stats_format = parse_name(kStatsFormatNames, options.stats);
+  if (!stats_format)
+    throw InputError(SourcePos{}, "--stats",
+                     "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
   if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
   set_planner_threads(options.threads);
   PhaseTimes phases;
@@ -52,10 +54,7 @@ int run(const PlanOptions& options) {
   PlanRun run = run_plan(input);
   phases.append(run.phases);
   phases.restart();
-  const StatsFormat stats_format = options.stats == "text"   ? StatsFormat::kText
-                                   : options.stats == "json" ? StatsFormat::kJson
-                                                             : StatsFormat::kNone;
-  RunOutputs outputs = render_run_outputs(run, input, stats_format);
+  RunOutputs outputs = render_run_outputs(run, input, *stats_format);
   phases.mark("render the statistics and the plan");
   if (!outputs.stats.empty()) write_whole(STDERR_FILENO, outputs.stats);
   if (!run.ok()) {

@@ -7,17 +7,21 @@
 namespace shardplan::app {
 
 void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
-  sub.add_option("--partitioner", o.partitioner, "partitioner: greedy | memory_balanced")->type_name("NAME");
-  sub.add_option("--proposers", o.proposers,
-                 "comma-separated proposers, in order (default grid_search,greedy,greedy_sum,uniform)")
+  sub.add_option("--partitioner", o.partitioner, "partitioner: " + joined_names(kPartitionerNames, " | "))
+      ->type_name("NAME");
+  std::string default_proposers;
+  for (const ProposerKind kind : PlannerOptions{}.proposers)
+    default_proposers += (default_proposers.empty() ? "" : ",") + std::string(to_string(kind));
+  sub.add_option("--proposers", o.proposers, "comma-separated proposers, in order (default " + default_proposers + ")")
       ->type_name("A,B");
   sub.add_option("--storage-reservation", o.storage_reservation,
-                 "storage reservation: heuristical | fixed_percentage | inference")
+                 "storage reservation: " + joined_names(kReservationPolicyNames, " | "))
       ->type_name("NAME");
   sub.add_option("--reservation-percentage", o.reservation_percentage,
                  "share of HBM reserved, 0..1 (default 0.15)")
       ->type_name("X");
-  sub.add_option("--sort-by", o.sort_by, "greedy partitioner order: storage | perf")->type_name("KEY");
+  sub.add_option("--sort-by", o.sort_by, "greedy partitioner order: " + joined_names(kGreedySortByNames, " | "))
+      ->type_name("KEY");
   sub.add_option("--greedy-threshold", o.greedy_threshold,
                  "stop greedy proposers after N proposals no better than the best (default: never)")
       ->type_name("N");
@@ -31,16 +35,9 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
 namespace {
 
 template <typename Enum, std::size_t N>
-std::string checked_name(const NameTable<Enum, N>& table, const std::string& flag,
-                         const std::string& value) {
-  if (parse_name(table, value)) return value;
-  std::string suggestion = closest_name(value, names_of(table));
-  std::string expected;
-  for (const auto& n : names_of(table)) expected += (expected.empty() ? "" : ", ") + n;
-  throw InputError(SourcePos{}, flag,
-                   "unknown name '" + value + "'" +
-                       (suggestion.empty() ? " (expected one of: " + expected + ")"
-                                           : ", did you mean '" + suggestion + "'?"));
+Enum checked_name(const NameTable<Enum, N>& table, const std::string& flag, const std::string& value) {
+  if (auto parsed = parse_name(table, value)) return *parsed;
+  throw InputError(SourcePos{}, flag, unknown_name_message("name", value, names_of(table)));
 }
 
 std::int64_t checked_size(const std::string& flag, const std::string& text) {
@@ -68,7 +65,7 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
     p.storage_reservation.percentage = *o.reservation_percentage;
   }
   if (!o.proposers.empty()) {
-    std::vector<std::string> names;
+    std::vector<ProposerKind> names;
     std::size_t start = 0;
     while (start <= o.proposers.size()) {
       std::size_t comma = o.proposers.find(',', start);

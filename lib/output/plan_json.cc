@@ -117,7 +117,9 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   summary["total_ddr"] = used.ddr;
   summary["num_proposals"] = in.num_proposals;
   summary["num_plans"] = in.num_plans;
-  summary["storage_reservation"] = in.reservation->policy;
+  // torchrec's class name, as the plan file has always said.
+  summary["storage_reservation"] =
+      in.reservation->policy ? torchrec_name_of(kReservationPolicyNames, *in.reservation->policy) : "";
   j["summary"] = std::move(summary);
   return j;
 }

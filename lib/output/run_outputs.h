@@ -3,12 +3,20 @@
 
 #include <string>
 
+#include "common/names.h"
 #include "config/config.h"
 #include "planner/run.h"
 
 namespace shardplan {
 
+// How `plan --stats` shows EmbeddingStats.
 enum class StatsFormat { kNone, kText, kJson };
+
+inline constexpr NameTable<StatsFormat, 3> kStatsFormatNames{{
+    {StatsFormat::kText, "text", "torchrec's EmbeddingStats tables"},
+    {StatsFormat::kJson, "json", "the same report as one JSON object"},
+    {StatsFormat::kNone, "none", "no statistics"},
+}};
 
 struct RunOutputs {
   std::string stats;  // empty for kNone, or when enumeration failed (no stats to show)

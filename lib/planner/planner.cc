@@ -383,7 +383,7 @@ std::vector<std::unique_ptr<Proposer>> make_proposers(const PlannerOptions& opti
   ProposerOptions resolved = proposer_options;
   if (!resolved.greedy_threshold) resolved.greedy_threshold = options.greedy_threshold;
   std::vector<std::unique_ptr<Proposer>> out;
-  for (const auto& name : options.proposers) out.push_back(make_proposer(name, resolved));
+  for (const ProposerKind kind : options.proposers) out.push_back(make_proposer(kind, resolved));
   return out;
 }
 

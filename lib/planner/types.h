@@ -167,7 +167,7 @@ inline constexpr NameTable<PlannerErrorType, 4> kPlannerErrorTypeNames{{
 // What a storage reservation took away from every rank, and the topology left for
 // the sharded tables (torchrec's last_reserved_topology plus its bookkeeping).
 struct ReservationResult {
-  std::string policy;  // torchrec class name, e.g. "HeuristicalStorageReservation"
+  std::optional<ReservationPolicy> policy;  // unset: no reservation ran
   double percentage = 0;
   double parameter_multiplier = 0;  // heuristical only
   Storage dense_storage;            // per rank (heuristical / inference)

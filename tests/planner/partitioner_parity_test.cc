@@ -31,8 +31,9 @@ PartitionerOptions partitioner_options(const testing::GoldenCase& c) {
   PartitionerOptions options;
   if (!doc.contains("planner") || !doc.at("planner").contains("partitioner")) return options;
   const json& p = doc.at("planner").at("partitioner");
-  options.type = p.value("type", options.type);
-  options.sort_by = p.value("sort_by", options.sort_by);
+  if (p.contains("type")) options.type = parse_name(kPartitionerNames, p.at("type").get<std::string>()).value();
+  if (p.contains("sort_by"))
+    options.sort_by = parse_name(kGreedySortByNames, p.at("sort_by").get<std::string>()).value();
   options.balance_modules = p.value("balance_modules", options.balance_modules);
   options.max_search_count = p.value("max_search_count", options.max_search_count);
   options.tolerance = p.value("tolerance", options.tolerance);
@@ -228,7 +229,7 @@ TEST_CASE("partitioners place torchrec's chosen proposal like torchrec", "[parti
     if (difference.empty()) {
       ++matched;
     } else {
-      failures.push_back(c.name + " [" + partitioner_config.type + "]: " + difference);
+      failures.push_back(c.name + " [" + std::string(to_string(partitioner_config.type)) + "]: " + difference);
     }
   }
   for (const auto& failure : failures) FAIL_CHECK(failure);
@@ -253,7 +254,7 @@ TEST_CASE("partitioners place the scale goldens' plans like torchrec", "[partiti
                                                               golden, constraint.world_size)
                                         : "partition failed: " + outcome.message;
     if (difference.empty()) ++matched;
-    else FAIL_CHECK(c.name << " [" << partitioner_config.type << "]: " << difference);
+    else FAIL_CHECK(c.name << " [" << to_string(partitioner_config.type) << "]: " << difference);
   }
   WARN("partitioner parity (scale): " << matched << "/" << compared << " cases match");
   CHECK(compared > 0);

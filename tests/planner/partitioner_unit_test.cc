@@ -251,27 +251,19 @@ TEST_CASE("memory_balanced searches the lowest HBM cap within tolerance", "[part
   CHECK(rejected.placement.rank_lists() == Ranks{{0}, {1}, {1}, {0}});
 }
 
-TEST_CASE("partitioners are chosen by name from one table", "[partitioner]") {
+TEST_CASE("partitioners are made by kind; one table names them", "[partitioner]") {
   PartitionerOptions options;
-  options.type = "greedy";
-  options.sort_by = "perf";
+  options.type = PartitionerKind::kGreedy;
+  options.sort_by = GreedySortBy::kPerf;
   CHECK(dynamic_cast<GreedyPerfPartitioner*>(make_partitioner(options).get()) != nullptr);
-  options.type = "memory_balanced";
+  options.type = PartitionerKind::kMemoryBalanced;
   CHECK(dynamic_cast<MemoryBalancedPartitioner*>(make_partitioner(options).get()) != nullptr);
-  CHECK(partitioner_names() == std::vector<std::string>{"greedy", "memory_balanced"});
-
-  options.type = "gredy";
-  try {
-    make_partitioner(options);
-    FAIL("no error for an unknown partitioner");
-  } catch (const InputError& e) {
-    REQUIRE(e.diagnostics().size() == 1);
-    CHECK(e.diagnostics()[0].key_path == "partitioner.type");
-    CHECK(e.diagnostics()[0].message == "unknown partitioner 'gredy', did you mean 'greedy'?");
-  }
-  options.type = "greedy";
-  options.sort_by = "size";
-  CHECK_THROWS_AS(make_partitioner(options), InputError);
+  CHECK(names_of(kPartitionerNames) == std::vector<std::string>{"greedy", "memory_balanced"});
+  CHECK(torchrec_name_of(kPartitionerNames, PartitionerKind::kMemoryBalanced) == "MemoryBalancedPartitioner");
+  CHECK(unknown_name_message("partitioner", "gredy", names_of(kPartitionerNames)) ==
+        "unknown partitioner 'gredy', did you mean 'greedy'?");
+  CHECK(unknown_name_message("partitioner", "annealing", names_of(kPartitionerNames)) ==
+        "unknown partitioner 'annealing' (expected one of: greedy, memory_balanced)");
 }
 
 TEST_CASE("floats are rendered like Python's repr", "[partitioner]") {

@@ -24,8 +24,9 @@ std::string compare_reservation(const GoldenCase& c) {
   }
   if (!out.ok) return "ours failed (" + out.message + "), torchrec reserved";
   const auto& gr = golden.at("reservation");
-  if (gr.at("policy").get<std::string>() != out.result.policy)
-    return "policy: " + gr.at("policy").get<std::string>() + " != " + out.result.policy;
+  const std::string policy(out.result.policy ? torchrec_name_of(kReservationPolicyNames, *out.result.policy) : "");
+  if (gr.at("policy").get<std::string>() != policy)
+    return "policy: " + gr.at("policy").get<std::string>() + " != " + policy;
   if (gr.contains("dense_storage")) {
     Storage dense{gr["dense_storage"]["hbm"].get<std::int64_t>(), gr["dense_storage"]["ddr"].get<std::int64_t>()};
     Storage kjt{gr["kjt_storage"]["hbm"].get<std::int64_t>(), gr["kjt_storage"]["ddr"].get<std::int64_t>()};

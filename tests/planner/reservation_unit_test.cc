@@ -65,14 +65,14 @@ TEST_CASE("on cpu the percentage reserves nothing and dense/KJT come out of DDR"
 
 TEST_CASE("fixed percentage only shrinks HBM; inference uses multiplier 1 and one KJT copy", "[planner][reservation]") {
   StorageReservationOptions fixed;
-  fixed.policy = "fixed_percentage";
+  fixed.policy = ReservationPolicy::kFixedPercentage;
   fixed.percentage = 0.5;
   auto f = make_storage_reservation(fixed)->reserve(two_ranks(ComputeDevice::kCuda, 1000, 3000), tiny_model());
   CHECK(f.result.reserved.devices[0].storage == Storage{500, 3000});
-  CHECK(f.result.policy == "FixedPercentageStorageReservation");
+  CHECK(f.result.policy == ReservationPolicy::kFixedPercentage);
 
   StorageReservationOptions inference;
-  inference.policy = "inference";
+  inference.policy = ReservationPolicy::kInference;
   inference.percentage = 0.0;
   auto i = make_storage_reservation(inference)->reserve(two_ranks(ComputeDevice::kCuda, 10'000'000, 0), tiny_model());
   // dense 1000 x 4 = 4000; kjt ceil(2560 x 8) = 20480
@@ -86,10 +86,18 @@ TEST_CASE("heuristical reservation fails with INSUFFICIENT_STORAGE when HBM goes
   CHECK(out.error_type == PlannerErrorType::kInsufficientStorage);
 }
 
-TEST_CASE("an unknown reservation policy is rejected", "[planner][reservation]") {
-  StorageReservationOptions bad;
-  bad.policy = "heuristic";
-  CHECK_THROWS_AS(make_storage_reservation(bad), std::invalid_argument);
+TEST_CASE("every reservation policy of the name table makes the reservation of its torchrec class",
+          "[planner][reservation]") {
+  for (const auto& entry : kReservationPolicyNames) {
+    StorageReservationOptions options;
+    options.policy = entry.value;
+    ReservationOutcome out =
+        make_storage_reservation(options)->reserve(two_ranks(ComputeDevice::kCuda, 10'000'000, 0), tiny_model());
+    INFO(entry.name);
+    REQUIRE(out.result.policy.has_value());
+    CHECK(*out.result.policy == entry.value);
+    CHECK(parse_torchrec_name(kReservationPolicyNames, entry.torchrec_name) == entry.value);
+  }
 }
 
 }  // namespace

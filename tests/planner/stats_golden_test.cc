@@ -35,7 +35,7 @@ Storage storage_or_zero(const nlohmann::json& r, const char* key) {
 
 ReservationResult reservation_from_golden(const nlohmann::json& r) {
   ReservationResult res;
-  res.policy = r.at("policy").get<std::string>();
+  res.policy = parse_torchrec_name(kReservationPolicyNames, r.at("policy").get<std::string>());
   res.percentage = r.at("percentage").get<double>();
   res.dense_storage = storage_or_zero(r, "dense_storage");
   res.kjt_storage = storage_or_zero(r, "kjt_storage");

@@ -280,13 +280,4 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   return outcome;
 }
 
-std::unique_ptr<Partitioner> make_greedy_perf_partitioner(const PartitionerOptions& options) {
-  auto sort_by = parse_name(kSortByNames, options.sort_by);
-  if (!sort_by) {
-    throw InputError({}, "partitioner.sort_by",
-                     fmt::format("expected storage or perf, found '{}'", options.sort_by));
-  }
-  return std::make_unique<GreedyPerfPartitioner>(*sort_by, options.balance_modules);
-}
-
 }  // namespace shardplan

@@ -14,13 +14,9 @@
 
 namespace shardplan {
 
-// torchrec's SortBy: which total orders the non-uniform options (descending).
-enum class SortBy { kStorage, kPerf };
-
-inline constexpr NameTable<SortBy, 2> kSortByNames{{
-    {SortBy::kStorage, "storage", "largest total storage (hbm, then ddr) placed first"},
-    {SortBy::kPerf, "perf", "largest total perf placed first"},
-}};
+// torchrec's SortBy: which total orders the non-uniform options (descending):
+// storage (hbm, then ddr) or perf. Named in config/planner_names.h.
+using SortBy = GreedySortBy;
 
 class GreedyPerfPartitioner final : public Partitioner {
  public:
@@ -45,8 +41,5 @@ class GreedyPerfPartitioner final : public Partitioner {
   bool balance_modules_;
   OptionSummaries summaries_;
 };
-
-// Factory for the partitioner name table; throws InputError on a bad sort_by.
-std::unique_ptr<Partitioner> make_greedy_perf_partitioner(const PartitionerOptions& options);
 
 }  // namespace shardplan

@@ -56,9 +56,4 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
   return best;
 }
 
-std::unique_ptr<Partitioner> make_memory_balanced_partitioner(const PartitionerOptions& options) {
-  return std::make_unique<MemoryBalancedPartitioner>(options.max_search_count, options.tolerance,
-                                                     options.balance_modules);
-}
-
 }  // namespace shardplan

@@ -39,7 +39,4 @@ class MemoryBalancedPartitioner final : public Partitioner {
   GreedyPerfPartitioner greedy_;
 };
 
-// Factory for the partitioner name table (sort_by is ignored, as in torchrec).
-std::unique_ptr<Partitioner> make_memory_balanced_partitioner(const PartitionerOptions& options);
-
 }  // namespace shardplan
