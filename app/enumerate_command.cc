@@ -33,7 +33,8 @@ int run(const EnumerateOptions& options) {
   Topology topology = build_topology(input.topology);
   std::vector<ShardingOption> found;
   try {
-    found = enumerate_and_estimate(input, topology);
+    ThreadPool pool;  // one thread per core; the options do not depend on it
+    found = enumerate_and_estimate(input, topology, Parallelism{&pool});
   } catch (const EnumerationError& e) {
     std::cerr << "error: no sharding option: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);

@@ -1,13 +1,13 @@
 #include "output/run_outputs.h"
 
 #include "output/plan_json.h"
-#include "planner/parallel.h"
-#include "planner/stats_json.h"
-#include "planner/stats_text.h"
+#include "output/stats_json.h"
+#include "output/stats_text.h"
 
 namespace shardplan {
 
-RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats) {
+RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
+                              const Parallelism& parallelism) {
   RunOutputs out;
   const bool want_stats = stats != StatsFormat::kNone && !run.enumeration_error;
   const bool want_plan = run.ok();
@@ -20,7 +20,7 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
     }
   };
   const bool big = run.result.plan.size() >= kParallelMinTables;
-  parallel_for(2, want_stats && want_plan && big ? planner_threads() : 1, render);
+  parallelism.parallel_for(2, want_stats && want_plan && big ? parallelism.threads() : 1, render);
   return out;
 }
 

@@ -26,6 +26,7 @@ struct RunOutputs {
 // Renders the stats and the plan file of `run`. They do not depend on each other,
 // so for models of kParallelMinTables (64) tables or more they are rendered side
 // by side (about a millisecond each for 100 tables).
-RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats);
+RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
+                              const Parallelism& parallelism = {});
 
 }  // namespace shardplan

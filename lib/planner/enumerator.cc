@@ -5,9 +5,8 @@
 #include <map>
 #include <string_view>
 
-#include "planner/parallel.h"
-#include "planner/python_set_order.h"
-#include "planner/shard_layout.h"
+#include "common/python_set_order.h"
+#include "planner/shards/shard_layout.h"
 
 namespace shardplan {
 
@@ -300,7 +299,8 @@ std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice 
 }
 
 std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const Topology& topology,
-                                              const std::vector<const ShardEstimator*>& estimators) {
+                                              const std::vector<const ShardEstimator*>& estimators,
+                                              const Parallelism& parallelism) {
   const ModelConfig& model = input.model;
   const std::vector<std::int64_t> memory_sizes = device_memory_sizes(topology);
   std::vector<char> weighted_by_module(model.modules.size(), 0);
@@ -326,8 +326,9 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   // Work in shards, roughly (a row-wise option has world-size shards); small
   // models stay on one thread, where starting the pool costs more than it saves.
   const std::size_t work = tables.size() * static_cast<std::size_t>(std::max(topology.world_size, 1));
-  const int threads = work >= planner_parallel_min_shards() || tables.size() >= kParallelMinTables ? planner_threads() : 1;
-  parallel_for(tables.size(), threads, [&](std::size_t i) {
+  const int threads =
+      work >= parallelism.min_shards || tables.size() >= kParallelMinTables ? parallelism.threads() : 1;
+  parallelism.parallel_for(tables.size(), threads, [&](std::size_t i) {
     try {
       const auto [m, t] = tables[i];
       per_table[i] = enumerate_table(input, topology, m, t, weighted_by_module[static_cast<std::size_t>(m)] != 0,

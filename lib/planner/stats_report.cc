@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "planner/shard_io_sizes.h"
+#include "planner/shards/shard_io_sizes.h"
 
 namespace shardplan {
 

@@ -12,7 +12,7 @@
 #include "common/names.h"
 #include "config/config.h"
 #include "planner/placement.h"
-#include "planner/shard_layout.h"
+#include "planner/shards/shard_layout.h"
 
 namespace shardplan {
 

@@ -10,7 +10,7 @@
 
 #include "config/loader.h"
 #include "planner/partitioners/partitioner_factory.h"
-#include "planner/partitioners/placement_loads.h"
+#include "planner/partitioners/greedy/placement_loads.h"
 #include "support/golden.h"
 
 namespace shardplan {

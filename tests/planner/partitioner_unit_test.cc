@@ -6,8 +6,8 @@
 
 #include "common/error.h"
 #include "planner/partitioners/partitioner_factory.h"
-#include "planner/partitioners/placement_loads.h"
-#include "planner/partitioners/torchrec_repr.h"
+#include "planner/partitioners/greedy/placement_loads.h"
+#include "planner/partitioners/greedy/torchrec_repr.h"
 
 namespace shardplan {
 namespace {

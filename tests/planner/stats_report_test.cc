@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "planner/shard_io_sizes.h"
-#include "planner/stats_json.h"
+#include "planner/shards/shard_io_sizes.h"
+#include "output/stats_json.h"
 
 namespace shardplan {
 

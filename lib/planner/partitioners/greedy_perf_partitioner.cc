@@ -10,10 +10,10 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
-#include "planner/partitioners/device_heap.h"
-#include "planner/partitioners/host_order.h"
-#include "planner/partitioners/partition_steps.h"
-#include "planner/partitioners/uniform_fast_step.h"
+#include "planner/partitioners/greedy/device_heap.h"
+#include "planner/partitioners/greedy/host_order.h"
+#include "planner/partitioners/greedy/partition_steps.h"
+#include "planner/partitioners/greedy/uniform_fast_step.h"
 
 namespace shardplan {
 namespace {

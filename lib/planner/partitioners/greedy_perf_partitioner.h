@@ -9,7 +9,7 @@
 
 #include "common/names.h"
 #include "config/config.h"
-#include "planner/partitioners/option_summary.h"
+#include "planner/partitioners/greedy/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "planner/partitioners/placement_loads.h"
+#include "planner/partitioners/greedy/placement_loads.h"
 
 namespace shardplan {
 

@@ -1,4 +1,4 @@
-#include "planner/shard_io_sizes.h"
+#include "planner/shards/shard_io_sizes.h"
 
 #include <cmath>
 

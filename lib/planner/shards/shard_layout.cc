@@ -1,4 +1,4 @@
-#include "planner/shard_layout.h"
+#include "planner/shards/shard_layout.h"
 
 #include <cmath>
 #include <numeric>

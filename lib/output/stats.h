@@ -2,6 +2,6 @@
 // as torchrec's framed text (stats_text.h) or as JSON (stats_json.h).
 #pragma once
 
-#include "planner/stats_json.h"
+#include "output/stats_json.h"
 #include "planner/stats_report.h"
-#include "planner/stats_text.h"
+#include "output/stats_text.h"

@@ -1,4 +1,4 @@
-#include "planner/python_set_order.h"
+#include "common/python_set_order.h"
 
 #include <optional>
 #include <utility>

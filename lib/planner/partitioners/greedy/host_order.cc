@@ -1,4 +1,4 @@
-#include "planner/partitioners/host_order.h"
+#include "planner/partitioners/greedy/host_order.h"
 
 #include <algorithm>
 #include <numeric>

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "planner/partitioners/device_heap.h"
-#include "planner/partitioners/device_load.h"
-#include "planner/partitioners/host_order.h"
-#include "planner/partitioners/option_summary.h"
+#include "planner/partitioners/greedy/device_heap.h"
+#include "planner/partitioners/greedy/device_load.h"
+#include "planner/partitioners/greedy/host_order.h"
+#include "planner/partitioners/greedy/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {

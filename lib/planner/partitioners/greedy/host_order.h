@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "planner/partitioners/device_load.h"
+#include "planner/partitioners/greedy/device_load.h"
 
 namespace shardplan {
 

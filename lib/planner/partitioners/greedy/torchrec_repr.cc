@@ -1,4 +1,4 @@
-#include "planner/partitioners/torchrec_repr.h"
+#include "planner/partitioners/greedy/torchrec_repr.h"
 
 #include "common/python_format.h"
 

@@ -1,31 +1,23 @@
-#include "planner/parallel.h"
+#include "common/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
-#include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 namespace shardplan {
 
-namespace {
-std::atomic<int> g_threads{0};
-std::atomic<std::size_t> g_min_shards{20'000};
-std::atomic<std::size_t> g_walk_max_shards{400'000};
-
-// Worker threads kept for the whole process: the planner hands out tens of
-// thousands of small batches, and starting threads per batch cost more than
-// some batches take. Items are handed out one at a time from a shared counter,
-// so a slow item does not hold up the items queued behind it on one thread.
-class Pool {
+// Worker threads kept for the pool's life. Items are handed out one at a time
+// from a shared counter, so a slow item does not hold up the items queued behind
+// it on one thread.
+class ThreadPool::Workers {
  public:
-  explicit Pool(std::size_t workers) {
+  explicit Workers(std::size_t workers) {
     for (std::size_t w = 0; w < workers; ++w) threads_.emplace_back([this] { serve(); });
   }
-  ~Pool() {
+  ~Workers() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stopping_ = true;
@@ -95,40 +87,36 @@ class Pool {
   std::exception_ptr error_;
 };
 
-std::mutex g_pool_mutex;
-std::unique_ptr<Pool> g_pool;  // grown on demand, joined at exit
+ThreadPool::ThreadPool(int threads)
+    : threads_(threads > 0 ? threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))) {}
 
-Pool& pool_with(std::size_t helpers) {
-  std::lock_guard<std::mutex> lock(g_pool_mutex);
-  if (!g_pool || g_pool->size() < helpers) {
-    g_pool.reset();
-    g_pool = std::make_unique<Pool>(helpers);
-  }
-  return *g_pool;
-}
-}  // namespace
+ThreadPool::~ThreadPool() = default;
 
-void set_planner_threads(int threads) { g_threads = std::max(threads, 0); }
-
-void set_planner_parallel_min_shards(std::size_t shards) { g_min_shards = shards; }
-std::size_t planner_parallel_min_shards() { return g_min_shards; }
-
-void set_planner_walk_max_shards(std::size_t shards) { g_walk_max_shards = shards; }
-std::size_t planner_walk_max_shards() { return g_walk_max_shards; }
-
-int planner_threads() {
-  const int set = g_threads;
-  if (set > 0) return set;
-  return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-}
-
-void parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
-  const std::size_t workers = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(threads, 1)));
+void ThreadPool::parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
+  const std::size_t workers =
+      std::min<std::size_t>(n, static_cast<std::size_t>(std::clamp(threads, 1, threads_)));
   if (workers <= 1) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;
   }
-  pool_with(workers - 1).run(n, workers - 1, fn);
+  Workers* pool = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!workers_ || workers_->size() < workers - 1) {
+      workers_.reset();
+      workers_ = std::make_unique<Workers>(workers - 1);
+    }
+    pool = workers_.get();
+  }
+  pool->run(n, workers - 1, fn);
+}
+
+void parallel_for(ThreadPool* pool, std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
+  if (pool) {
+    pool->parallel_for(n, threads, fn);
+    return;
+  }
+  for (std::size_t i = 0; i < n; ++i) fn(i);
 }
 
 }  // namespace shardplan

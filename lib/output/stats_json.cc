@@ -1,4 +1,4 @@
-#include "planner/stats_json.h"
+#include "output/stats_json.h"
 
 #include "output/json_object.h"
 

@@ -1,4 +1,4 @@
-#include "planner/partitioners/partition_steps.h"
+#include "planner/partitioners/greedy/partition_steps.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "planner/partitioners/torchrec_repr.h"
+#include "planner/partitioners/greedy/torchrec_repr.h"
 
 namespace shardplan {
 namespace {

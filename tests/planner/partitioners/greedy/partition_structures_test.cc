@@ -11,9 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "planner/parallel.h"
-#include "planner/partitioners/device_heap.h"
-#include "planner/partitioners/host_order.h"
+#include "planner/partitioners/greedy/device_heap.h"
+#include "planner/partitioners/greedy/host_order.h"
 #include "planner/placement.h"
 #include "planner/proposers/advance_tree.h"
 
@@ -158,24 +157,6 @@ TEST_CASE("a placement stores consecutive ranks without spelling them out", "[pa
   CHECK(p.consecutive_from(1) == -1);
   CHECK(p.ranks_of(0).empty());
   CHECK(p.num_shards(2) == 3);
-}
-
-TEST_CASE("parallel_for runs every item once on any thread count and rethrows", "[parallel]") {
-  for (int threads : {1, 2, 4}) {
-    std::vector<std::atomic<int>> hits(1000);
-    parallel_for(hits.size(), threads, [&](std::size_t i) { hits[i].fetch_add(1); });
-    CHECK(std::all_of(hits.begin(), hits.end(), [](const std::atomic<int>& h) { return h.load() == 1; }));
-    // Many small jobs in a row reuse the pool.
-    std::atomic<long> sum{0};
-    for (int job = 0; job < 200; ++job)
-      parallel_for(7, threads, [&](std::size_t i) { sum += static_cast<long>(i); });
-    CHECK(sum.load() == 200 * 21);
-    CHECK_THROWS_AS(parallel_for(50, threads,
-                                 [](std::size_t i) {
-                                   if (i == 17) throw std::runtime_error("item 17");
-                                 }),
-                    std::runtime_error);
-  }
 }
 
 }  // namespace

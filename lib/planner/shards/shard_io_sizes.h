@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/names.h"
-#include "planner/shard_layout.h"
+#include "planner/shards/shard_layout.h"
 
 namespace shardplan {
 

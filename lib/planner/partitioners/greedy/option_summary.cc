@@ -1,4 +1,4 @@
-#include "planner/partitioners/option_summary.h"
+#include "planner/partitioners/greedy/option_summary.h"
 
 #include <algorithm>
 

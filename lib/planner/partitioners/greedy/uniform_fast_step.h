@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/partitioners/device_load.h"
-#include "planner/partitioners/option_summary.h"
+#include "planner/partitioners/greedy/device_load.h"
+#include "planner/partitioners/greedy/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {

@@ -1,4 +1,4 @@
-#include "planner/stats_text.h"
+#include "output/stats_text.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "planner/partitioners/placement_loads.h"
+#include "planner/partitioners/greedy/placement_loads.h"
 
 #include <algorithm>
 

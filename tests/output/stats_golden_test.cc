@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config/loader.h"
-#include "planner/stats.h"
+#include "output/stats.h"
 #include "support/golden.h"
 
 namespace shardplan {

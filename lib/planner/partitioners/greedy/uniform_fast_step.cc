@@ -1,6 +1,6 @@
-#include "planner/partitioners/uniform_fast_step.h"
+#include "planner/partitioners/greedy/uniform_fast_step.h"
 
-#include "planner/partitioners/partition_steps.h"
+#include "planner/partitioners/greedy/partition_steps.h"
 
 namespace shardplan {
 namespace {

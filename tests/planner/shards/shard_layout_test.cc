@@ -1,7 +1,7 @@
 // Shard layouts of every sharding type on small hand-checked tables.
 #include <catch2/catch.hpp>
 
-#include "planner/shard_layout.h"
+#include "planner/shards/shard_layout.h"
 
 namespace shardplan {
 namespace {
