@@ -10,7 +10,7 @@
 #include "planner/enumerator.h"
 #include "planner/run.h"
 #include "planner/topology.h"
-#include "planner_overrides.h"
+#include "planner_flags.h"
 
 namespace shardplan::app {
 

@@ -16,7 +16,7 @@
 #include "common/thread_pool.h"
 #include "output/failure_text.h"
 #include "planner/run.h"
-#include "planner_overrides.h"
+#include "planner_flags.h"
 
 namespace shardplan::app {
 

@@ -1,15 +1,16 @@
-// Command-line overrides of planner options and topology (flags win over files).
+// Overrides of planner options and topology given apart from the input files (the
+// CLI's flags; a sweep point is one such set): they win over the files.
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
-
 #include "config/config.h"
 
-namespace shardplan::app {
+namespace shardplan {
 
+// Values as given (strings for names and sizes, parsed when applied); empty or
+// unset means "keep the file's value".
 struct PlannerOverrides {
   std::string partitioner;
   std::string proposers;  // comma-separated
@@ -24,12 +25,8 @@ struct PlannerOverrides {
   std::string ddr_cap;
 };
 
-// Declares --partitioner, --proposers, --storage-reservation, --reservation-percentage,
-// --sort-by, --greedy-threshold, --batch-size, --world-size, --local-world-size, --hbm-cap, --ddr-cap.
-void add_planner_overrides(CLI::App& sub, PlannerOverrides& overrides);
-
 // Applies the overrides; throws InputError (with "did you mean") for unknown names
 // and out-of-range values.
 void apply_planner_overrides(const PlannerOverrides& overrides, PlanningInput& input);
 
-}  // namespace shardplan::app
+}  // namespace shardplan
