@@ -1,6 +1,7 @@
 #include "output/stats_json.h"
 
 #include "output/json_object.h"
+#include "output/perf_storage_json.h"
 
 namespace shardplan {
 
@@ -8,13 +9,8 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json perf_json(const Perf& p) {
-  return json_object("total", p.total(), "fwd_compute", p.fwd_compute, "fwd_comms", p.fwd_comms,
-                     "bwd_compute", p.bwd_compute, "bwd_comms", p.bwd_comms, "prefetch_compute",
-                     p.prefetch_compute);
-}
-
-Json storage_json(const Storage& s) { return json_object("hbm", s.hbm, "ddr", s.ddr); }
+// --stats json has always put "total" first.
+Json stats_perf_json(const Perf& p) { return perf_json(p, PerfTotal::kFirst); }
 
 Json imbalance_json(const std::optional<ImbalanceStats>& s) {
   if (!s) return nullptr;
@@ -40,7 +36,7 @@ nlohmann::ordered_json render_stats_json(const StatsReport& r) {
     for (const auto& rs : r.ranks)
       ranks.push_back(json_object("rank", rs.rank, "used_hbm", rs.used_hbm, "sparse_hbm", rs.sparse_hbm,
                                   "used_ddr", rs.used_ddr, "hbm_ratio", rs.hbm_ratio, "ddr_ratio", rs.ddr_ratio,
-                                  "perf", perf_json(rs.perf), "input_mb", rs.input_mb, "output_mb", rs.output_mb,
+                                  "perf", stats_perf_json(rs.perf), "input_mb", rs.input_mb, "output_mb", rs.output_mb,
                                   "shards", rs.shards_by_type));
     out["ranks"] = std::move(ranks);
   }
@@ -48,7 +44,7 @@ nlohmann::ordered_json render_stats_json(const StatsReport& r) {
     Json params = Json::array();
     for (const auto& p : r.parameters) {
       Json j = json_object(
-          "fqn", p.fqn, "sharding", p.sharding_abbr, "compute_kernel", p.compute_kernel, "perf", perf_json(p.perf),
+          "fqn", p.fqn, "sharding", p.sharding_abbr, "compute_kernel", p.compute_kernel, "perf", stats_perf_json(p.perf),
           "storage", storage_json(p.storage), "cache_load_factor", nullptr, "sum_pooling_factor",
           p.sum_pooling_factor, "sum_num_poolings", p.sum_num_poolings, "num_indices", p.num_indices, "output",
           p.is_pooled ? "pooled" : "sequence", "weighted", p.is_weighted, "sharder", p.sharder, "features",
