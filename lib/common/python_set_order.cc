@@ -126,28 +126,17 @@ std::uint64_t python_str_hash(const std::string& text) {
   return h;
 }
 
-std::vector<std::string> intersect_in_python_order(const std::vector<std::string>& a,
-                                                   const std::vector<std::string>& b);
+const std::vector<std::string>& SetIntersectionMemo::intersection(const std::vector<std::string>& a,
+                                                                  const std::vector<std::string>& b) {
+  for (const Answered& known : answered_)
+    if (known.a == a && known.b == b) return known.answer;
+  if (answered_.size() >= 64) answered_.clear();
+  answered_.push_back(Answered{a, b, python_set_intersection(a, b)});
+  return answered_.back().answer;
+}
 
 std::vector<std::string> python_set_intersection(const std::vector<std::string>& a,
                                                  const std::vector<std::string>& b) {
-  // Every table of a model asks the same few questions (its constraint's kernels
-  // against the sharder's): remembered per thread, as building the sets costs more.
-  // A short list compared in place: copying each question to look it up in a map
-  // cost as much as the answer.
-  struct Answered {
-    std::vector<std::string> a, b, answer;
-  };
-  thread_local std::vector<Answered> answered;
-  for (const Answered& known : answered)
-    if (known.a == a && known.b == b) return known.answer;
-  if (answered.size() >= 64) answered.clear();
-  answered.push_back(Answered{a, b, intersect_in_python_order(a, b)});
-  return answered.back().answer;
-}
-
-std::vector<std::string> intersect_in_python_order(const std::vector<std::string>& a,
-                                                   const std::vector<std::string>& b) {
   PySet left(a);
   PySet right(b);
   // CPython walks the smaller set (the right one on a tie) and adds its members

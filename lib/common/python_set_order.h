@@ -19,4 +19,22 @@ std::uint64_t python_str_hash(const std::string& text);
 std::vector<std::string> python_set_intersection(const std::vector<std::string>& a,
                                                  const std::vector<std::string>& b);
 
+// python_set_intersection with its answers remembered: every table of a model
+// asks the same few questions (its constraint's kernels against the sharder's),
+// and building the sets costs more than finding a known answer. Owned by its
+// caller, used by one thread at a time.
+class SetIntersectionMemo {
+ public:
+  const std::vector<std::string>& intersection(const std::vector<std::string>& a,
+                                               const std::vector<std::string>& b);
+
+ private:
+  struct Answered {
+    std::vector<std::string> a, b, answer;
+  };
+  // A short list compared in place: copying each question to look it up in a map
+  // cost as much as the answer.
+  std::vector<Answered> answered_;
+};
+
 }  // namespace shardplan

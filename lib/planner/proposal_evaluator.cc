@@ -22,6 +22,7 @@ ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfM
       constraint_(constraint),
       keyer_(keyer),
       parallelism_(parallelism),
+      workspace_(partitioner.make_workspace()),
       walks_(proposers.size()),
       first_walked_(proposers.size()) {
   std::size_t total_shards = 0;
@@ -52,8 +53,9 @@ ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfM
     // copy proposes exactly what the proposer will.
     walking_ = std::async(std::launch::async, [this, &search_space] {
       ProposalKeyer walk_keyer(search_space);
+      std::unique_ptr<PartitionWorkspace> walk_workspace = partitioner_.make_workspace();
       for (auto& w : walks_)
-        if (w.proposer) walk(w, walk_keyer);
+        if (w.proposer) walk(w, walk_keyer, walk_workspace.get());
     });
   } else if (shards_per_proposal >= parallelism.min_shards) {
     threads_ = parallelism.threads();
@@ -72,9 +74,9 @@ void ProposalEvaluator::start_proposer(std::size_t index) {
   if (walks_[index].proposer) current_walk_ = &walks_[index];
 }
 
-Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal) const {
+Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const {
   Evaluation out;
-  PartitionOutcome outcome = partitioner_.partition(proposal, constraint_, FailureDetail::kVerdictOnly);
+  PartitionOutcome outcome = partitioner_.partition(proposal, constraint_, FailureDetail::kVerdictOnly, workspace);
   out.ok = outcome.ok;
   if (out.ok) {
     out.rating = perf_model_.rate(proposal, outcome.placement, constraint_.world_size);
@@ -83,12 +85,12 @@ Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal) const {
   return out;
 }
 
-void ProposalEvaluator::walk(Walk& w, ProposalKeyer& keyer) const {
+void ProposalEvaluator::walk(Walk& w, ProposalKeyer& keyer, PartitionWorkspace* workspace) const {
   Proposer& proposer = *w.proposer;
   double best = std::numeric_limits<double>::infinity();
   for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
     WalkedStep& step = w.steps.emplace_back();
-    step.evaluation = evaluate_now(*proposal);
+    step.evaluation = evaluate_now(*proposal, workspace);
     step.key = keyer.key(*proposal);
     if (step.evaluation.ok && step.evaluation.rating < best) {
       best = step.evaluation.rating;
@@ -115,8 +117,13 @@ void ProposalEvaluator::evaluate_ahead(const Proposer& proposer,
     keys.push_back(k);
     todo.push_back(Ahead{std::move(next), {}});
   }
-  parallelism_.parallel_for(todo.size(), threads_,
-                            [&](std::size_t i) { todo[i].evaluation = evaluate_now(todo[i].proposal); });
+  // One lane per thread, each with its own workspace, taking every lanes-th proposal.
+  const std::size_t lanes = std::min(todo.size(), static_cast<std::size_t>(std::max(threads_, 1)));
+  while (lane_workspaces_.size() < lanes) lane_workspaces_.push_back(partitioner_.make_workspace());
+  parallelism_.parallel_for(lanes, threads_, [&](std::size_t lane) {
+    for (std::size_t i = lane; i < todo.size(); i += lanes)
+      todo[i].evaluation = evaluate_now(todo[i].proposal, lane_workspaces_[lane].get());
+  });
   for (std::size_t i = 0; i < todo.size(); ++i) ahead_.emplace(keys[i], std::move(todo[i]));
 }
 
@@ -129,7 +136,7 @@ Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t ste
     // earlier rating of the walk has been seen by the loop already, so only such a
     // rating can beat the best. Re-evaluating is a safety net.
     if (done.evaluation.ok && done.evaluation.rating < best_rating && !done.kept_placement)
-      return evaluate_now(proposal);
+      return evaluate_now(proposal, workspace_.get());
     return std::move(done.evaluation);
   }
   auto found = ahead_.find(key);
@@ -142,7 +149,7 @@ Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t ste
     ahead_.erase(found);
     return out;
   }
-  return evaluate_now(proposal);
+  return evaluate_now(proposal, workspace_.get());
 }
 
 std::string ProposalEvaluator::describe() const {

@@ -70,8 +70,8 @@ class ProposalEvaluator {
     Evaluation evaluation;
   };
 
-  Evaluation evaluate_now(const Proposal& proposal) const;
-  void walk(Walk& walk, ProposalKeyer& keyer) const;
+  Evaluation evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const;
+  void walk(Walk& walk, ProposalKeyer& keyer, PartitionWorkspace* workspace) const;
   void evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known);
 
   const Partitioner& partitioner_;
@@ -80,6 +80,8 @@ class ProposalEvaluator {
   ProposalKeyer& keyer_;
   const Parallelism& parallelism_;
   int threads_ = 1;  // threads for evaluating single proposals ahead
+  std::unique_ptr<PartitionWorkspace> workspace_;  // the loop thread's
+  std::vector<std::unique_ptr<PartitionWorkspace>> lane_workspaces_;  // one per thread evaluating ahead
   std::vector<Walk> walks_;  // per proposer; a proposer is null when not walked
   std::size_t first_walked_;
   std::future<void> walking_;  // the walks, on their own thread

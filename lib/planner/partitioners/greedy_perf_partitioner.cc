@@ -19,10 +19,10 @@
 namespace shardplan {
 namespace {
 
-// Buffers reused by every partition() call on one thread: a big proposal is
+// Buffers reused by the partition() calls of one thread: a big proposal is
 // partitioned tens of thousands of times, and allocating these afresh each time
 // costs as much as the partitioning.
-struct Workspace {
+struct Workspace final : PartitionWorkspace {
   ProposalBriefs briefs;
   std::vector<DeviceLoad> devices;
   std::vector<int> slots;
@@ -31,11 +31,6 @@ struct Workspace {
   HostOrder hosts;
   HostStepScratch host_steps;
 };
-
-Workspace& workspace() {
-  thread_local Workspace w;
-  return w;
-}
 
 PartitionOutcome failure(std::string message) {
   PartitionOutcome outcome;
@@ -61,18 +56,27 @@ bool load_devices(const Topology& storage_constraint, std::int64_t hbm_per_devic
 
 }  // namespace
 
+std::unique_ptr<PartitionWorkspace> GreedyPerfPartitioner::make_workspace() const {
+  return std::make_unique<Workspace>();
+}
+
 PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal, const Topology& storage_constraint,
-                                                  FailureDetail detail) const {
-  return partition_capped(proposal, storage_constraint, 0, detail);
+                                                  FailureDetail detail, PartitionWorkspace* workspace) const {
+  return partition_capped(proposal, storage_constraint, 0, detail, workspace);
 }
 
 // torchrec's GreedyPerfPartitioner.partition: uniform options first, one shard
 // per rank; then the others in sort_by order, each placed by its partition_by.
 PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposal,
                                                          const Topology& storage_constraint,
-                                                         std::int64_t hbm_per_device,
-                                                         FailureDetail detail) const {
-  Workspace& ws = workspace();
+                                                         std::int64_t hbm_per_device, FailureDetail detail,
+                                                         PartitionWorkspace* workspace) const {
+  std::unique_ptr<PartitionWorkspace> own;
+  if (!workspace) {
+    own = make_workspace();
+    workspace = own.get();
+  }
+  Workspace& ws = static_cast<Workspace&>(*workspace);
   std::vector<DeviceLoad>& devices = ws.devices;
   const bool ranks_are_positions = load_devices(storage_constraint, hbm_per_device, devices);
   Hosts hosts;

@@ -27,14 +27,18 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Precomputes per-option totals; partition() gives the same answer without it.
   void prepare(const std::vector<ShardingOption>& search_space) override { summaries_.prepare(search_space); }
 
+  // Buffers, the heap and host order, and the previous proposal's sort keys.
+  std::unique_ptr<PartitionWorkspace> make_workspace() const override;
+
   using Partitioner::partition;
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                             FailureDetail detail) const override;
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+                             PartitionWorkspace* workspace) const override;
 
   // torchrec's partition(..., hbm_per_device): a non-zero hbm_per_device replaces
   // every device's HBM capacity (MemoryBalancedPartitioner's search).
   PartitionOutcome partition_capped(const Proposal& proposal, const Topology& storage_constraint,
-                                    std::int64_t hbm_per_device, FailureDetail detail) const;
+                                    std::int64_t hbm_per_device, FailureDetail detail,
+                                    PartitionWorkspace* workspace) const;
 
  private:
   SortBy sort_by_;
