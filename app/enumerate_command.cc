@@ -10,7 +10,7 @@
 #include "planner/enumerator.h"
 #include "planner/run.h"
 #include "planner/topology.h"
-#include "planner_overrides.h"
+#include "planner_flags.h"
 
 namespace shardplan::app {
 
@@ -24,19 +24,22 @@ struct EnumerateOptions {
 };
 
 int run(const EnumerateOptions& options) {
-  if (options.format != "json" && options.format != "text")
-    throw InputError(SourcePos{}, "--format", "expected json or text, found '" + options.format + "'");
+  const std::optional<OptionsFormat> format = parse_name(kOptionsFormatNames, options.format);
+  if (!format)
+    throw InputError(SourcePos{}, "--format",
+                     "expected " + alternatives_text(kOptionsFormatNames) + ", found '" + options.format + "'");
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
   Topology topology = build_topology(input.topology);
   std::vector<ShardingOption> found;
   try {
-    found = enumerate_and_estimate(input, topology);
+    ThreadPool pool;  // one thread per core; the options do not depend on it
+    found = enumerate_and_estimate(input, topology, Parallelism{&pool});
   } catch (const EnumerationError& e) {
     std::cerr << "error: no sharding option: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
-  std::string text = options.format == "json" ? options_to_json(found).dump(2) + "\n"
+  std::string text = *format == OptionsFormat::kJson ? options_to_json(found).dump(2) + "\n"
                                               : options_to_text(found);
   write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);

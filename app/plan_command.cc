@@ -13,9 +13,10 @@
 #include "input_options.h"
 #include "output.h"
 #include "output/run_outputs.h"
-#include "planner/parallel.h"
+#include "common/thread_pool.h"
+#include "output/failure_text.h"
 #include "planner/run.h"
-#include "planner_overrides.h"
+#include "planner_flags.h"
 
 namespace shardplan::app {
 
@@ -40,22 +41,22 @@ void print_timings(const PhaseTimes& phases) {
 }
 
 int run(const PlanOptions& options) {
-  if (options.stats != "text" && options.stats != "json" && options.stats != "none")
-    throw InputError(SourcePos{}, "--stats", "expected text, json or none, found '" + options.stats + "'");
+  const std::optional<StatsFormat> stats_format = parse_name(kStatsFormatNames, options.stats);
+  if (!stats_format)
+    throw InputError(SourcePos{}, "--stats",
+                     "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
   if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
-  set_planner_threads(options.threads);
   PhaseTimes phases;
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
   phases.mark("read the inputs");
 
-  PlanRun run = run_plan(input);
+  ThreadPool pool(options.threads);
+  const Parallelism parallelism{&pool};
+  PlanRun run = run_plan(input, parallelism);
   phases.append(run.phases);
   phases.restart();
-  const StatsFormat stats_format = options.stats == "text"   ? StatsFormat::kText
-                                   : options.stats == "json" ? StatsFormat::kJson
-                                                             : StatsFormat::kNone;
-  RunOutputs outputs = render_run_outputs(run, input, stats_format);
+  RunOutputs outputs = render_run_outputs(run, input, *stats_format, parallelism);
   phases.mark("render the statistics and the plan");
   if (!outputs.stats.empty()) write_whole(STDERR_FILENO, outputs.stats);
   if (!run.ok()) {

@@ -17,11 +17,7 @@ struct ValidateOptions {
 std::optional<InputKind> parse_kind(const std::string& text) {
   if (text.empty()) return std::nullopt;
   if (auto kind = parse_name(kInputKindNames, text)) return kind;
-  std::string suggestion = closest_name(text, names_of(kInputKindNames));
-  throw InputError(SourcePos{}, "--kind",
-                   "unknown kind '" + text + "'" +
-                       (suggestion.empty() ? " (expected model, topology, planner or case)"
-                                           : ", did you mean '" + suggestion + "'?"));
+  throw InputError(SourcePos{}, "--kind", unknown_name_message("kind", text, names_of(kInputKindNames)));
 }
 
 int run(const ValidateOptions& options) {

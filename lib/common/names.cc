@@ -38,4 +38,14 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
   return best;
 }
 
+std::string unknown_name_message(std::string_view what, std::string_view text,
+                                 const std::vector<std::string>& known, std::string_view list_label) {
+  std::string message = "unknown " + std::string(what) + " '" + std::string(text) + "'";
+  const std::string suggestion = closest_name(text, known);
+  if (!suggestion.empty()) return message + ", did you mean '" + suggestion + "'?";
+  std::string list;
+  for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+  return message + " (" + std::string(list_label) + ": " + list + ")";
+}
+
 }  // namespace shardplan

@@ -41,11 +41,14 @@ enum class BoundsCheckMode { kNone, kWarning, kFatal, kIgnore };
 // torchrec's PartitionByType.
 enum class PartitionBy { kUniform, kHost, kDevice, kMultiHost };
 
+// One row of a name table: the value, its name in inputs and outputs, what it
+// means (for --help), and the torchrec class it stands for where there is one.
 template <typename Enum>
 struct NameEntry {
   Enum value;
   std::string_view name;
   std::string_view description;
+  std::string_view torchrec_name = {};
 };
 
 template <typename Enum, std::size_t N>
@@ -125,6 +128,22 @@ std::optional<Enum> parse_name(const NameTable<Enum, N>& table, std::string_view
   return std::nullopt;
 }
 
+// The torchrec class name of `value` ("" when the table has none).
+template <typename Enum, std::size_t N>
+constexpr std::string_view torchrec_name_of(const NameTable<Enum, N>& table, Enum value) {
+  for (const auto& entry : table)
+    if (entry.value == value) return entry.torchrec_name;
+  return "";
+}
+
+// The value whose torchrec class name is `torchrec_name`.
+template <typename Enum, std::size_t N>
+std::optional<Enum> parse_torchrec_name(const NameTable<Enum, N>& table, std::string_view torchrec_name) {
+  for (const auto& entry : table)
+    if (!entry.torchrec_name.empty() && entry.torchrec_name == torchrec_name) return entry.value;
+  return std::nullopt;
+}
+
 template <typename Enum, std::size_t N>
 std::vector<std::string> names_of(const NameTable<Enum, N>& table) {
   std::vector<std::string> out;
@@ -141,8 +160,36 @@ inline std::string_view to_string(CacheAlgorithm v) { return name_of(kCacheAlgor
 inline std::string_view to_string(BoundsCheckMode v) { return name_of(kBoundsCheckModeNames, v); }
 inline std::string_view to_string(PartitionBy v) { return name_of(kPartitionByNames, v); }
 
+// The names of `table` joined by `separator`, in table order ("a | b" for --help).
+template <typename Enum, std::size_t N>
+std::string joined_names(const NameTable<Enum, N>& table, std::string_view separator) {
+  std::string out;
+  for (const auto& entry : table) {
+    if (!out.empty()) out += separator;
+    out += entry.name;
+  }
+  return out;
+}
+
+// The names of `table` as a sentence, in table order: "text, json or none".
+template <typename Enum, std::size_t N>
+std::string alternatives_text(const NameTable<Enum, N>& table) {
+  std::string out;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) out += i + 1 == N ? " or " : ", ";
+    out += table[i].name;
+  }
+  return out;
+}
+
 // The closest name in `candidates` to `name` by edit distance, or "" when none is
 // close enough to be a plausible typo.
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates);
+
+// The one wording of an unknown name: "unknown <what> 'text', did you mean 'z'?",
+// or "unknown <what> 'text' (<list_label>: a, b, c)" when no known name is close.
+std::string unknown_name_message(std::string_view what, std::string_view text,
+                                 const std::vector<std::string>& known,
+                                 std::string_view list_label = "expected one of");
 
 }  // namespace shardplan

@@ -13,6 +13,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
+#include "config/planner_names.h"
 
 namespace shardplan {
 
@@ -66,15 +67,15 @@ struct DenseConfig {
 };
 
 struct PartitionerOptions {
-  std::string type = "greedy";         // a name from the partitioner name table
-  std::string sort_by = "storage";     // storage | perf (greedy)
+  PartitionerKind type = PartitionerKind::kGreedy;
+  GreedySortBy sort_by = GreedySortBy::kStorage;  // greedy
   bool balance_modules = false;
   std::int64_t max_search_count = 10;  // memory_balanced
   double tolerance = 0.02;             // memory_balanced
 };
 
 struct StorageReservationOptions {
-  std::string policy = "heuristical";  // heuristical | fixed_percentage | inference
+  ReservationPolicy policy = ReservationPolicy::kHeuristical;
   double percentage = 0.15;
   double parameter_multiplier = 6.0;   // heuristical
   std::optional<std::int64_t> dense_tensor_estimate;  // bytes
@@ -82,7 +83,8 @@ struct StorageReservationOptions {
 
 struct PlannerOptions {
   // torchrec's default proposer set, in its order.
-  std::vector<std::string> proposers{"grid_search", "greedy", "greedy_sum", "uniform"};
+  std::vector<ProposerKind> proposers{ProposerKind::kGridSearch, ProposerKind::kGreedy, ProposerKind::kGreedySum,
+                                      ProposerKind::kUniform};
   PartitionerOptions partitioner;
   StorageReservationOptions storage_reservation;
   bool is_inference = false;

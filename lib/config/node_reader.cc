@@ -35,12 +35,6 @@ std::string range_phrase(Range range, std::string_view noun) {
   return (noun == "integer" ? "an " : "a ") + std::string(noun);
 }
 
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 }  // namespace
 
 std::string NodeReader::describe(const YAML::Node& node) {
@@ -100,11 +94,7 @@ void NodeReader::check_keys(const YAML::Node& map, const std::string& path, cons
       continue;
     }
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::string suggestion = closest_name(name, known);
-    if (!suggestion.empty())
-      report(key, join_key(path, name), "unknown key '" + name + "', did you mean '" + suggestion + "'?");
-    else
-      report(key, join_key(path, name), "unknown key '" + name + "' (known keys: " + quoted_list(known) + ")");
+    report(key, join_key(path, name), unknown_name_message("key", name, known, "known keys"));
   }
 }
 
@@ -265,13 +255,7 @@ std::optional<std::string> NodeReader::one_of(const YAML::Node& node, const std:
   auto text = string(node, path, false);
   if (!text) return std::nullopt;
   if (std::find(names.begin(), names.end(), *text) != names.end()) return text;
-  std::string suggestion = closest_name(*text, names);
-  std::string message = "unknown " + std::string(what) + " '" + *text + "'";
-  if (!suggestion.empty())
-    message += ", did you mean '" + suggestion + "'?";
-  else
-    message += " (expected one of: " + quoted_list(names) + ")";
-  report(node, path, message);
+  report(node, path, unknown_name_message(what, *text, names));
   return std::nullopt;
 }
 

@@ -1,5 +1,6 @@
-// Name tables for the planner stages chosen by name in planner options. The
-// loader validates against them; planner code maps the names to implementations.
+// Name tables for the planner stages chosen by name in planner options: the name
+// in inputs, a description for --help, and torchrec's class name. The loader turns
+// names into these enums; the stage factories (lib/planner) switch over the enums.
 #pragma once
 
 #include "common/names.h"
@@ -9,32 +10,39 @@ namespace shardplan {
 enum class ProposerKind { kGridSearch, kGreedy, kGreedySum, kUniform, kOffloadScaleup };
 enum class PartitionerKind { kGreedy, kMemoryBalanced };
 enum class ReservationPolicy { kHeuristical, kFixedPercentage, kInference };
-// GreedyPerfPartitioner's SortBy (named apart from the partitioner's own SortBy
-// in planner/partitioners, which may map from this one).
+// GreedyPerfPartitioner's SortBy.
 enum class GreedySortBy { kStorage, kPerf };
 
 inline constexpr NameTable<ProposerKind, 5> kProposerNames{{
-    {ProposerKind::kGridSearch, "grid_search", "GridSearchProposer: every combination of options"},
-    {ProposerKind::kGreedy, "greedy", "GreedyProposer(use_depth=True)"},
-    {ProposerKind::kGreedySum, "greedy_sum", "GreedyProposer(use_depth=False)"},
-    {ProposerKind::kUniform, "uniform", "UniformProposer: one sharding type for all tables"},
-    {ProposerKind::kOffloadScaleup, "offload_scaleup", "EmbeddingOffloadScaleupProposer: cache sizes"},
+    {ProposerKind::kGridSearch, "grid_search", "every combination of options", "GridSearchProposer"},
+    {ProposerKind::kGreedy, "greedy", "one table's next option at a time, by perf (use_depth=True)",
+     "GreedyProposer"},
+    {ProposerKind::kGreedySum, "greedy_sum", "as greedy, ranking options by perf sum (use_depth=False)",
+     "GreedyProposer"},
+    {ProposerKind::kUniform, "uniform", "one sharding type for all tables", "UniformProposer"},
+    {ProposerKind::kOffloadScaleup, "offload_scaleup", "cache sizes of UVM-cached tables",
+     "EmbeddingOffloadScaleupProposer"},
 }};
 
 inline constexpr NameTable<PartitionerKind, 2> kPartitionerNames{{
-    {PartitionerKind::kGreedy, "greedy", "GreedyPerfPartitioner"},
-    {PartitionerKind::kMemoryBalanced, "memory_balanced", "MemoryBalancedPartitioner"},
+    {PartitionerKind::kGreedy, "greedy", "greedy placement by sort_by (balance_modules)", "GreedyPerfPartitioner"},
+    {PartitionerKind::kMemoryBalanced, "memory_balanced",
+     "greedy by perf, then the lowest per-device HBM cap within `tolerance` of its perf "
+     "(max_search_count, tolerance, balance_modules)",
+     "MemoryBalancedPartitioner"},
 }};
 
 inline constexpr NameTable<ReservationPolicy, 3> kReservationPolicyNames{{
-    {ReservationPolicy::kHeuristical, "heuristical", "HeuristicalStorageReservation"},
-    {ReservationPolicy::kFixedPercentage, "fixed_percentage", "FixedPercentageStorageReservation"},
-    {ReservationPolicy::kInference, "inference", "InferenceStorageReservation"},
+    {ReservationPolicy::kHeuristical, "heuristical", "dense part and KJT inputs estimated, plus a percentage",
+     "HeuristicalStorageReservation"},
+    {ReservationPolicy::kFixedPercentage, "fixed_percentage", "a fixed share of HBM",
+     "FixedPercentageStorageReservation"},
+    {ReservationPolicy::kInference, "inference", "as heuristical, for inference", "InferenceStorageReservation"},
 }};
 
 inline constexpr NameTable<GreedySortBy, 2> kGreedySortByNames{{
-    {GreedySortBy::kStorage, "storage", "place the largest shards first"},
-    {GreedySortBy::kPerf, "perf", "place the slowest shards first"},
+    {GreedySortBy::kStorage, "storage", "place the largest shards first", "SortBy.STORAGE"},
+    {GreedySortBy::kPerf, "perf", "place the slowest shards first", "SortBy.PERF"},
 }};
 
 inline std::string_view to_string(ProposerKind v) { return name_of(kProposerNames, v); }

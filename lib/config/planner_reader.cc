@@ -13,10 +13,10 @@ void read_partitioner(NodeReader& r, const Node& node, const std::string& path, 
   if (!r.expect_map(node, path)) return;
   r.check_keys(node, path, known_keys("partitioner"));
   with_field(r, node, path, "type", [&](const Node& n, const std::string& p) {
-    assign(out.type, r.one_of(n, p, "partitioner", names_of(kPartitionerNames)));
+    assign(out.type, r.name(n, p, "partitioner", kPartitionerNames));
   });
   with_field(r, node, path, "sort_by", [&](const Node& n, const std::string& p) {
-    assign(out.sort_by, r.one_of(n, p, "sort_by value", names_of(kGreedySortByNames)));
+    assign(out.sort_by, r.name(n, p, "sort_by value", kGreedySortByNames));
   });
   with_field(r, node, path, "balance_modules", [&](const Node& n, const std::string& p) {
     assign(out.balance_modules, r.boolean(n, p));
@@ -33,7 +33,7 @@ void read_reservation(NodeReader& r, const Node& node, const std::string& path, 
   if (!r.expect_map(node, path)) return;
   r.check_keys(node, path, known_keys("storage_reservation"));
   with_field(r, node, path, "policy", [&](const Node& n, const std::string& p) {
-    assign(out.policy, r.one_of(n, p, "storage reservation policy", names_of(kReservationPolicyNames)));
+    assign(out.policy, r.name(n, p, "storage reservation policy", kReservationPolicyNames));
   });
   with_field(r, node, path, "percentage", [&](const Node& n, const std::string& p) {
     auto value = r.number(n, p);
@@ -60,9 +60,8 @@ PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& 
   if (!r.expect_map(node, path)) return planner;
   r.check_keys(node, path, known_keys("planner"));
   with_field(r, node, path, "proposers", [&](const Node& n, const std::string& p) {
-    auto names = names_of(kProposerNames);
-    auto proposers = r.list<std::string>(n, p, false, [&](const Node& e, const std::string& ep) {
-      return r.one_of(e, ep, "proposer", names);
+    auto proposers = r.list<ProposerKind>(n, p, false, [&](const Node& e, const std::string& ep) {
+      return r.name(e, ep, "proposer", kProposerNames);
     });
     // An empty list is "not given": torchrec's EmbeddingShardingPlanner tests
     // `if proposer:` and falls back to its default set.

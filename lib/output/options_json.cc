@@ -2,22 +2,17 @@
 
 #include <fmt/format.h>
 
+#include "output/perf_storage_json.h"
+
 namespace shardplan {
 
+// Enumerate's JSON is an nlohmann::json: converting sorts the keys, the order
+// this output has always had.
 nlohmann::json perf_to_json(const Perf& perf, bool with_total) {
-  nlohmann::json j = nlohmann::json::object();
-  j["fwd_compute"] = perf.fwd_compute;
-  j["fwd_comms"] = perf.fwd_comms;
-  j["bwd_compute"] = perf.bwd_compute;
-  j["bwd_comms"] = perf.bwd_comms;
-  j["prefetch_compute"] = perf.prefetch_compute;
-  if (with_total) j["total"] = perf.total();
-  return j;
+  return nlohmann::json(perf_json(perf, with_total ? PerfTotal::kLast : PerfTotal::kNone));
 }
 
-nlohmann::json storage_to_json(const Storage& storage) {
-  return nlohmann::json{{"hbm", storage.hbm}, {"ddr", storage.ddr}};
-}
+nlohmann::json storage_to_json(const Storage& storage) { return nlohmann::json(storage_json(storage)); }
 
 nlohmann::json option_to_json(const ShardingOption& o) {
   nlohmann::json j = nlohmann::json::object();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "output/json_object.h"
+#include "output/perf_storage_json.h"
 #include "output/options_json.h"
 #include "planner/rank_load.h"
 
@@ -35,14 +36,6 @@ nlohmann::ordered_json cache_params_json(const std::optional<CacheParams>& cp) {
   return j;
 }
 
-nlohmann::ordered_json perf_json(const Perf& p) {
-  return json_object("fwd_compute", p.fwd_compute, "fwd_comms", p.fwd_comms, "bwd_compute", p.bwd_compute,
-                     "bwd_comms", p.bwd_comms, "prefetch_compute", p.prefetch_compute, "total", p.total());
-}
-
-nlohmann::ordered_json storage_json(const Storage& s) {
-  return json_object("hbm", s.hbm, "ddr", s.ddr);
-}
 
 }  // namespace
 
@@ -118,7 +111,9 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   summary["total_ddr"] = used.ddr;
   summary["num_proposals"] = in.num_proposals;
   summary["num_plans"] = in.num_plans;
-  summary["storage_reservation"] = in.reservation->policy;
+  // torchrec's class name, as the plan file has always said.
+  summary["storage_reservation"] =
+      in.reservation->policy ? torchrec_name_of(kReservationPolicyNames, *in.reservation->policy) : "";
   j["summary"] = std::move(summary);
   return j;
 }

@@ -1,14 +1,14 @@
 #include "output/run_outputs.h"
 
 #include "output/plan_json.h"
-#include "planner/parallel.h"
-#include "planner/stats_json.h"
-#include "planner/stats_text.h"
+#include "output/stats_json.h"
+#include "output/stats_text.h"
 #include "planner/torchrec_failures.h"
 
 namespace shardplan {
 
-RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats) {
+RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
+                              const Parallelism& parallelism) {
   RunOutputs out;
   // Only where torchrec logs EmbeddingStats (not for an empty plan, nor when it raises early).
   const bool want_stats = stats != StatsFormat::kNone && torchrec_logs_stats(run);
@@ -22,7 +22,7 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
     }
   };
   const bool big = run.result.plan.size() >= kParallelMinTables;
-  parallel_for(2, want_stats && want_plan && big ? planner_threads() : 1, render);
+  parallelism.parallel_for(2, want_stats && want_plan && big ? parallelism.threads() : 1, render);
   return out;
 }
 

@@ -5,9 +5,8 @@
 #include <map>
 #include <string_view>
 
-#include "planner/parallel.h"
-#include "planner/python_set_order.h"
-#include "planner/shard_layout.h"
+#include "common/python_set_order.h"
+#include "planner/shards/shard_layout.h"
 
 namespace shardplan {
 
@@ -84,7 +83,7 @@ struct FilterNotes {
 // types in order minus grid_shard; with them, the set intersection.
 std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig* c,
                                                const std::vector<std::string>& allowed,
-                                               FilterNotes& notes) {
+                                               FilterNotes& notes, SetIntersectionMemo& memo) {
   if (!c || !c->sharding_types || c->sharding_types->empty()) {
     std::vector<std::string> out;
     for (const auto& t : allowed)
@@ -92,7 +91,7 @@ std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig*
     return out;
   }
   const auto constrained = to_names(kShardingTypeNames, *c->sharding_types);
-  auto out = python_set_intersection(constrained, allowed);
+  auto out = memo.intersection(constrained, allowed);
   if (out.empty())
     notes.lines.push_back("constrained sharding types " + join(constrained) +
                           ", allowed sharding types " + join(allowed));
@@ -104,7 +103,7 @@ std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig*
 std::vector<std::string> filter_compute_kernels(const ParameterConstraintsConfig* c,
                                                 const std::vector<std::string>& allowed,
                                                 const std::string& sharding_type,
-                                                FilterNotes& notes) {
+                                                FilterNotes& notes, SetIntersectionMemo& memo) {
   std::vector<std::string> constrained;
   if (c && c->compute_kernels && !c->compute_kernels->empty()) {
     constrained = to_names(kComputeKernelNames, *c->compute_kernels);
@@ -112,7 +111,7 @@ std::vector<std::string> filter_compute_kernels(const ParameterConstraintsConfig
     for (const auto& k : torchrec_kernel_names())
       if (!is_guarded_kernel(k)) constrained.push_back(k);
   }
-  auto out = python_set_intersection(constrained, allowed);
+  auto out = memo.intersection(constrained, allowed);
   const bool has_dense = std::find(out.begin(), out.end(), "dense") != out.end();
   const bool has_fused = std::find(out.begin(), out.end(), "fused") != out.end();
   if (has_dense && has_fused) out.erase(std::find(out.begin(), out.end(), "dense"));
@@ -197,7 +196,8 @@ std::optional<CacheParams> resolve_cache_params(const ParameterConstraintsConfig
 std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const Topology& topology,
                                             int module_index, int table_index,
                                             bool module_weighted,
-                                            const std::vector<std::int64_t>& memory_sizes) {
+                                            const std::vector<std::int64_t>& memory_sizes,
+                                            SetIntersectionMemo& memo) {
   const ModelConfig& model = input.model;
   const ModuleConfig& module = model.modules[static_cast<std::size_t>(module_index)];
   const TableConfig& table = module.tables[static_cast<std::size_t>(table_index)];
@@ -240,10 +240,10 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
 
   FilterNotes notes;
   const auto allowed_types = to_names(kShardingTypeNames, sharder_sharding_types(module.kind, topology.compute_device));
-  for (const auto& type_name : filter_sharding_types(c, allowed_types, notes)) {
+  for (const auto& type_name : filter_sharding_types(c, allowed_types, notes, memo)) {
     const ShardingType sharding_type = *parse_name(kShardingTypeNames, type_name);
     const auto kernels = filter_compute_kernels(
-        c, sharder_compute_kernels(sharding_type, topology.compute_device), type_name, notes);
+        c, sharder_compute_kernels(sharding_type, topology.compute_device), type_name, notes, memo);
     if (kernels.empty()) continue;
     // The layout depends on the sharding type only: computed once, shared by kernels.
     std::vector<Shard> shards;
@@ -255,10 +255,12 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
         shards.push_back(std::move(shard));
       }
     } catch (const ShardLayoutError& e) {
-      // torchrec re-raises its ZeroDivisionError with the table's context.
-      throw ShardLayoutError("Failed to calculate sharding plan: " + std::string(e.what()) +
-                             " Context: table_name='" + table.name + "', module_path='" +
-                             module.path + "', sharding_type='" + type_name + "'");
+      // torchrec re-raises its ZeroDivisionError with the table's context; for us a
+      // table that cannot be laid out has no sharding option (exit 1), like a table
+      // whose constraints leave none.
+      throw EnumerationError(table.name, "Failed to calculate sharding plan: " + std::string(e.what()) +
+                                             " Context: table_name='" + table.name + "', module_path='" +
+                                             module.path + "', sharding_type='" + type_name + "'");
     }
     for (const auto& kernel_name : kernels) {
       const auto kernel = parse_name(kComputeKernelNames, kernel_name);
@@ -298,7 +300,8 @@ std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice 
 }
 
 std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const Topology& topology,
-                                              const std::vector<const ShardEstimator*>& estimators) {
+                                              const std::vector<const ShardEstimator*>& estimators,
+                                              const Parallelism& parallelism) {
   const ModelConfig& model = input.model;
   const std::vector<std::int64_t> memory_sizes = device_memory_sizes(topology);
   std::vector<char> weighted_by_module(model.modules.size(), 0);
@@ -324,16 +327,22 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   // Work in shards, roughly (a row-wise option has world-size shards); small
   // models stay on one thread, where starting the pool costs more than it saves.
   const std::size_t work = tables.size() * static_cast<std::size_t>(std::max(topology.world_size, 1));
-  const int threads = work >= planner_parallel_min_shards() || tables.size() >= kParallelMinTables ? planner_threads() : 1;
-  parallel_for(tables.size(), threads, [&](std::size_t i) {
-    try {
-      const auto [m, t] = tables[i];
-      per_table[i] = enumerate_table(input, topology, m, t, weighted_by_module[static_cast<std::size_t>(m)] != 0,
-                                     memory_sizes);
-      for (const ShardEstimator* estimator : estimators)
-        for (auto& option : per_table[i]) estimator->estimate(option, context);
-    } catch (...) {
-      errors[i] = std::current_exception();
+  const int threads =
+      work >= parallelism.min_shards || tables.size() >= kParallelMinTables ? parallelism.threads() : 1;
+  // One lane per thread, each with its own memo, taking every lanes-th table.
+  const std::size_t lanes = std::max<std::size_t>(1, std::min(tables.size(), static_cast<std::size_t>(threads)));
+  std::vector<SetIntersectionMemo> memos(lanes);
+  parallelism.parallel_for(lanes, threads, [&](std::size_t lane) {
+    for (std::size_t i = lane; i < tables.size(); i += lanes) {
+      try {
+        const auto [m, t] = tables[i];
+        per_table[i] = enumerate_table(input, topology, m, t, weighted_by_module[static_cast<std::size_t>(m)] != 0,
+                                       memory_sizes, memos[lane]);
+        for (const ShardEstimator* estimator : estimators)
+          for (auto& option : per_table[i]) estimator->estimate(option, context);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
     }
   });
   for (const auto& error : errors)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "planner/parallelism.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -35,9 +36,12 @@ std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice 
 // named_modules stack pops them; tables in module order), and per table the
 // sharding types and kernels in the order torchrec produces under
 // PYTHONHASHSEED=0. Tables whose device_group differs from the topology's device
-// are skipped. Throws EnumerationError for a table left without options, and
-// ShardLayoutError where torchrec's layout divides by zero.
+// are skipped. Throws EnumerationError for a table left without options, also
+// where torchrec's layout divides by zero (its message names the table and why).
+// Big models are enumerated on the threads of `parallelism`; the result does not
+// depend on them.
 std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const Topology& topology,
-                                              const std::vector<const ShardEstimator*>& estimators);
+                                              const std::vector<const ShardEstimator*>& estimators,
+                                              const Parallelism& parallelism = {});
 
 }  // namespace shardplan

@@ -25,8 +25,7 @@ void NoopPerfModel::prepare(const std::vector<ShardingOption>& search_space) {
 }
 
 double NoopPerfModel::rate(const Proposal& proposal, const Placement& placement, int world_size) const {
-  thread_local std::vector<double> perfs;  // rated tens of thousands of times: no allocation each
-  perfs.assign(static_cast<std::size_t>(std::max(world_size, 0)), 0.0);
+  std::vector<double> perfs(static_cast<std::size_t>(std::max(world_size, 0)), 0.0);
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     const ShardingOption* option = proposal[i];
     const int from = placement.consecutive_from(i);

@@ -1,13 +1,12 @@
 #include "planner/planner.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
 
-#include "common/units.h"
-#include "planner/parallel.h"
+#include <fmt/format.h>
+
+#include "planner/proposal_evaluator.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/proposer_util.h"
 
@@ -18,57 +17,11 @@ namespace {
 // torchrec's MAX_SIZE, the starting "lowest storage" and "best rating".
 constexpr std::int64_t kMaxSize = std::numeric_limits<std::int64_t>::max();
 
+// torchrec's proposal cache entry: (partitionable, plan, perf_rating).
 struct CachedVerdict {
   bool partitionable = false;
   std::optional<double> perf_rating;
 };
-
-// A proposal's verdict, evaluated away from the loop.
-struct Evaluated {
-  Proposal proposal;
-  PartitionOutcome outcome;
-  double rating = 0;
-};
-
-// One proposal of a walk ahead: its key and verdict, and its placement when the
-// rating was below every earlier rating of the walk (no other can be chosen).
-struct WalkedStep {
-  ProposalKey key;
-  bool ok = false;
-  double rating = 0;
-  bool kept_placement = false;
-  Placement placement;
-};
-
-// A copy of a proposer and what it proposed, step by step.
-struct WalkedAhead {
-  std::unique_ptr<Proposer> proposer;
-  std::vector<WalkedStep> steps;
-};
-
-// Runs walk.proposer to its end, evaluating and feeding back every proposal.
-template <typename Evaluate>
-void walk_ahead(WalkedAhead& walk, ProposalKeyer& keyer, const Evaluate& evaluate, const Topology& constraint) {
-  Proposer& proposer = *walk.proposer;
-  double best = std::numeric_limits<double>::infinity();
-  for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
-    Evaluated evaluated;
-    evaluate(*proposal, evaluated);
-    WalkedStep& step = walk.steps.emplace_back();
-    step.key = keyer.key(*proposal);
-    step.ok = evaluated.outcome.ok;
-    step.rating = evaluated.rating;
-    if (step.ok && step.rating < best) {
-      best = step.rating;
-      step.kept_placement = true;
-      step.placement = std::move(evaluated.outcome.placement);
-    }
-    if (step.ok)
-      proposer.feedback({true, &*proposal, step.rating, &constraint});
-    else
-      proposer.feedback({false, &*proposal, std::nullopt, &constraint});
-  }
-}
 
 // Total storage of a proposal, with per-option totals precomputed for the search space.
 class StorageTotals {
@@ -94,11 +47,8 @@ class StorageTotals {
   std::vector<Storage> totals_;
 };
 
-std::string storage_text(const Storage& s) {
-  return fmt::format("hbm {}, ddr {}", format_bytes(static_cast<double>(s.hbm)),
-                     format_bytes(static_cast<double>(s.ddr)));
-}
-
+// The tables none of whose options fits the largest free rank, and the reserved
+// capacities the failure is measured against.
 void describe_shortfall(PlanFailure& failure, const Topology& reserved,
                         const std::vector<ShardingOption>& search_space) {
   for (const auto& device : reserved.devices) {
@@ -123,63 +73,52 @@ void describe_shortfall(PlanFailure& failure, const Topology& reserved,
   }
 }
 
-std::string failure_message(const PlanFailure& f, int num_proposals) {
-  std::string kind = f.error_type == PlannerErrorType::kInsufficientStorage
-                         ? "insufficient storage"
-                         : "strict constraints";
-  std::string msg = fmt::format(
-      "no sharding plan found ({}): evaluated {} proposals; storage available for the tables: {}; "
-      "smallest proposal needs {}; largest free rank: {}",
-      kind, num_proposals, storage_text(f.global_available), storage_text(f.lowest_storage),
-      storage_text(f.largest_rank_free));
-  for (const auto& t : f.tables)
-    msg += fmt::format("; {} needs {} in its smallest option, with a shard of {}", t.fqn,
-                       storage_text(t.smallest_option), storage_text(t.largest_shard));
-  if (!f.last_partition_error.empty()) msg += "; last partitioner error: " + f.last_partition_error;
-  return msg;
+PlanFailure stage_failure(FailureStage stage, PlannerErrorType error_type, std::string reason) {
+  PlanFailure f;
+  f.stage = stage;
+  f.error_type = error_type;
+  f.stage_reason = std::move(reason);
+  return f;
+}
+
+// `proposal`'s options with the shard ranks of `placement` (-1 for every shard
+// without one: what torchrec hands EmbeddingStats for a failed proposal).
+std::vector<ShardingOption> placed(const Proposal& proposal, const Placement* placement) {
+  std::vector<ShardingOption> out;
+  out.reserve(proposal.size());
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    ShardingOption& option = out.emplace_back(*proposal[i]);
+    for (std::size_t j = 0; j < option.shards.size(); ++j)
+      option.shards[j].rank = placement ? placement->rank(i, j) : -1;
+  }
+  return out;
 }
 
 }  // namespace
 
 EmbeddingShardingPlanner::EmbeddingShardingPlanner(const StorageReservation& reservation,
                                                    std::vector<std::unique_ptr<Proposer>> proposers,
-                                                   Partitioner& partitioner, OptionEstimator estimator)
+                                                   Partitioner& partitioner, OptionEstimator estimator,
+                                                   Parallelism parallelism)
     : reservation_(reservation),
       proposers_(std::move(proposers)),
       partitioner_(partitioner),
-      estimator_(std::move(estimator)) {}
+      estimator_(std::move(estimator)),
+      parallelism_(parallelism) {}
 
-PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model,
-                                          const std::vector<ShardingOption>& search_space) {
-  PlanResult result;
-  ReservationOutcome reserved = reservation_.reserve(topology, model);
-  if (!reserved.ok) {
-    PlanFailure f;
-    f.error_type = reserved.error_type;
-    f.stage = "reservation";
-    f.message = reserved.message;
-    result.failure = std::move(f);
-    return result;
-  }
-  result.reservation = reserved.result;
-  result.phases.mark("storage reservation");
-  const Topology& constraint = result.reservation->reserved;
-  // torchrec returns an empty plan when nothing is shardable.
-  if (search_space.empty()) return result;
-
-  std::size_t total_shards = 0;
-  for (const auto& option : search_space) total_shards += option.shards.size();
-  const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
-
+std::optional<std::string> EmbeddingShardingPlanner::load_stages(const std::vector<ShardingOption>& search_space) {
   // Loading only reads the search space and each proposer keeps its own state,
   // so the proposers load, and the partitioner and perf model prepare, side by
   // side when the model is big enough to pay for it (the rule enumeration uses).
   // torchrec stops at the first proposer that fails to load: its error is the
   // one reported, whatever the thread count.
+  std::size_t total_shards = 0;
+  for (const auto& option : search_space) total_shards += option.shards.size();
+  const bool big_model = proposer_util::group_by_fqn(search_space).size() >= kParallelMinTables ||
+                         total_shards >= parallelism_.min_shards;
   const OptionEstimator* estimator = estimator_ ? &estimator_ : nullptr;
   std::vector<std::optional<std::string>> load_errors(proposers_.size());
-  const bool big_model = num_tables >= kParallelMinTables || total_shards >= planner_parallel_min_shards();
-  parallel_for(proposers_.size() + 2, big_model ? planner_threads() : 1, [&](std::size_t task) {
+  parallelism_.parallel_for(proposers_.size() + 2, big_model ? parallelism_.threads() : 1, [&](std::size_t task) {
     if (task < proposers_.size())
       load_errors[task] = proposers_[task]->load(search_space, estimator);
     else if (task == proposers_.size())
@@ -187,193 +126,94 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     else
       partitioner_.prepare(search_space);
   });
-  for (auto& error : load_errors) {
-    if (!error) continue;
-    PlanFailure f;
-    f.stage = "proposer";
-    f.message = *error;
-    result.failure = std::move(f);
+  for (auto& error : load_errors)
+    if (error) return error;
+  return std::nullopt;
+}
+
+// torchrec's EmbeddingShardingPlanner.plan: reserve storage; then for each
+// proposer, for each proposal not seen before: partition, rate, keep the best,
+// feed the verdict back. The order of proposals, verdicts and feedback is the
+// serial one whatever the evaluator runs ahead on other threads.
+PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model,
+                                          const std::vector<ShardingOption>& search_space) {
+  PlanResult result;
+  ReservationOutcome reserved = reservation_.reserve(topology, model);
+  if (!reserved.ok) {
+    result.failure = stage_failure(FailureStage::kReservation, reserved.error_type, reserved.message);
     return result;
   }
+  result.reservation = reserved.result;
+  result.phases.mark("storage reservation");
+  const Topology& constraint = result.reservation->reserved;
+  if (search_space.empty()) return result;  // torchrec returns an empty plan when nothing is shardable
+  if (auto error = load_stages(search_space)) {
+    result.failure = stage_failure(FailureStage::kProposer, PlannerErrorType::kOther, std::move(*error));
+    return result;
+  }
+  result.phases.mark("proposer and partitioner set-up");
 
   ProposalKeyer keyer(search_space);
   StorageTotals storage_totals(search_space);
   std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
+  const auto known = [&cache](const ProposalKey& key) { return cache.count(key) > 0; };
   Storage lowest{kMaxSize, kMaxSize};
   double best_rating = static_cast<double>(kMaxSize);
   std::optional<Proposal> best_proposal;
   Placement best_placement;
-  std::string last_error;
   std::optional<Proposal> last_failed;
-  const int world_size = constraint.world_size;
-  result.phases.mark("proposer and partitioner set-up");
+  ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, search_space, proposers_, keyer, parallelism_);
 
-  // Partitioning and rating are pure functions of the proposal, so proposals a
-  // proposer will surely make next are evaluated ahead on all threads; the loop
-  // below still counts, caches, keeps the best and gives feedback one proposal at
-  // a time in proposal order, so the result does not depend on the thread count.
-  auto evaluate = [&](const Proposal& proposal, Evaluated& out) {
-    out.outcome = partitioner_.partition(proposal, constraint, FailureDetail::kVerdictOnly);
-    if (out.outcome.ok)
-      out.rating = perf_model_.rate(proposal, out.outcome.placement, world_size);
-    else
-      out.outcome.placement = {};  // only the message of a failure is read
-  };
-  // Threads pay off per proposal only for big proposals (estimated as tables x
-  // mean shards per option): for small ones handing out proposals costs more
-  // than evaluating them.
-  const std::size_t shards_per_proposal = total_shards * num_tables / search_space.size();
-  // Which of the two ways to use a second thread (below) is decided here: walking
-  // proposers ahead unless proposals are too big for it, else evaluating single
-  // proposals ahead when they are big enough.
-  std::vector<WalkedAhead> walks(proposers_.size());
-  std::size_t first_walked = proposers_.size();
-  if (planner_threads() > 1 && shards_per_proposal < planner_walk_max_shards()) {
-    bool first_copyable_seen = false;
-    for (std::size_t k = 0; k < proposers_.size(); ++k) {
-      std::unique_ptr<Proposer> copy = proposers_[k]->clone();
-      if (!copy) continue;
-      if (!first_copyable_seen) {
-        first_copyable_seen = true;
-        continue;
-      }
-      walks[k].proposer = std::move(copy);
-      first_walked = std::min(first_walked, k);
-    }
-  }
-  const bool walking = first_walked < proposers_.size();
-  const int threads = !walking && shards_per_proposal >= planner_parallel_min_shards() ? planner_threads() : 1;
-  // Enough work per thread start; each evaluated plan holds its placement until used.
-  const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads, 1));
-  std::unordered_map<ProposalKey, Evaluated, ProposalKeyHash> ahead;
-  auto evaluate_ahead = [&](const Proposer& proposer) {
-    std::vector<Evaluated> todo;
-    std::vector<ProposalKey> keys;
-    for (Proposal& next : proposer.lookahead(batch)) {
-      ProposalKey k = keyer.key(next);
-      if (cache.count(k) || ahead.count(k) || std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
-      keys.push_back(k);
-      todo.push_back(Evaluated{std::move(next), {}, 0});
-    }
-    parallel_for(todo.size(), threads, [&](std::size_t i) { evaluate(todo[i].proposal, todo[i]); });
-    for (std::size_t i = 0; i < todo.size(); ++i) ahead.emplace(keys[i], std::move(todo[i]));
-  };
-
-  // torchrec's loop over one proposer. `walked`, when given, holds the verdicts
-  // of a copy of this proposer walked ahead on another thread (see below).
-  auto run_proposer = [&](Proposer& proposer, WalkedAhead* walked) {
-    ahead.clear();
+  for (std::size_t k = 0; k < proposers_.size(); ++k) {
+    Proposer& proposer = *proposers_[k];
+    evaluator.start_proposer(k);
     std::size_t step = 0;
     // torchrec's `while proposal:` also stops on an empty proposal.
     for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose(), ++step) {
-      ProposalKey key = keyer.key(*proposal);
-      if (auto it = cache.find(key); it != cache.end()) {
-        proposer.feedback({it->second.partitionable, &*proposal, it->second.perf_rating, &constraint});
+      const ProposalKey key = keyer.key(*proposal);
+      if (auto seen = cache.find(key); seen != cache.end()) {
+        proposer.feedback({seen->second.partitionable, &*proposal, seen->second.perf_rating, &constraint});
         continue;
       }
       ++result.num_proposals;
-      Evaluated evaluated;
-      if (walked && step < walked->steps.size() && walked->steps[step].key == key) {
-        WalkedStep& done = walked->steps[step];
-        evaluated.outcome.ok = done.ok;
-        evaluated.rating = done.rating;
-        evaluated.outcome.placement = std::move(done.placement);
-        // A walk keeps the placement of each rating below all its earlier ones;
-        // every earlier rating of the walk has been seen here already, so only
-        // such a rating can beat the best. Re-evaluating is a safety net.
-        if (done.ok && done.rating < best_rating && !done.kept_placement) evaluate(*proposal, evaluated);
-      } else {
-        auto found = ahead.find(key);
-        if (found == ahead.end() && threads > 1) {
-          evaluate_ahead(proposer);
-          found = ahead.find(key);
-        }
-        if (found != ahead.end() && found->second.proposal == *proposal) {
-          evaluated = std::move(found->second);
-          ahead.erase(found);
-        } else {
-          evaluate(*proposal, evaluated);
-        }
-      }
-      PartitionOutcome& outcome = evaluated.outcome;
-      if (outcome.ok) {
+      Evaluation verdict = evaluator.evaluate(proposer, step, *proposal, key, best_rating, known);
+      if (verdict.ok) {
         ++result.num_plans;
-        const double rating = evaluated.rating;
         // Strictly better only: the earliest proposal wins a tie (torchrec).
-        if (rating < best_rating) {
-          best_rating = rating;
+        if (verdict.rating < best_rating) {
+          best_rating = verdict.rating;
           best_proposal = *proposal;
-          best_placement = std::move(outcome.placement);
+          best_placement = std::move(verdict.placement);
         }
-        cache.emplace(key, CachedVerdict{true, rating});
-        proposer.feedback({true, &*proposal, rating, &constraint});
+        cache.emplace(key, CachedVerdict{true, verdict.rating});
+        proposer.feedback({true, &*proposal, verdict.rating, &constraint});
       } else {
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
-        Storage current = storage_totals.of(*proposal);
-        if (current < lowest) lowest = current;
+        lowest = std::min(lowest, storage_totals.of(*proposal));
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer.feedback({false, &*proposal, std::nullopt, &constraint});
-        // Moved, not copied: most proposals fail, and the next one is a new vector.
-        last_failed = std::move(*proposal);
+        last_failed = std::move(*proposal);  // moved: most proposals fail, the next is a new vector
       }
     }
-  };
-
-  // Walking ahead: the proposers after the first one that can be copied are
-  // walked by copies on a second thread while this thread runs the proposers up
-  // to that first one (torchrec's defaults: greedy here, greedy_sum there). A walk
-  // evaluates every proposal of its proposer, even those the cache will answer,
-  // and feeds back its own verdicts, which equal the loop's, so the copy proposes
-  // exactly what the proposer will. The loop then runs those proposers in order
-  // taking verdicts from the walks: counts, cache, feedback and the chosen plan
-  // are the serial ones, for any thread count.
-  if (walking) {
-    parallel_for(2, 2, [&](std::size_t task) {
-      if (task == 0) {
-        for (std::size_t k = 0; k < first_walked; ++k) run_proposer(*proposers_[k], nullptr);
-      } else {
-        ProposalKeyer walk_keyer(search_space);
-        for (auto& walk : walks)
-          if (walk.proposer) walk_ahead(walk, walk_keyer, evaluate, constraint);
-      }
-    });
-    for (std::size_t k = first_walked; k < proposers_.size(); ++k)
-      run_proposer(*proposers_[k], walks[k].proposer ? &walks[k] : nullptr);
-  } else {
-    for (auto& proposer : proposers_) run_proposer(*proposer, nullptr);
   }
+  result.phases.mark(fmt::format("proposal loop ({} proposals, {})", result.num_proposals, evaluator.describe()));
 
-  result.phases.mark(fmt::format("proposal loop ({} proposals, {})", result.num_proposals,
-                                 walking ? "2 threads, proposers walked ahead" : fmt::format("{} threads", threads)));
   if (best_proposal) {
     result.perf_rating = best_rating;
-    result.plan.reserve(best_proposal->size());
-    for (std::size_t i = 0; i < best_proposal->size(); ++i) {
-      ShardingOption option = *(*best_proposal)[i];
-      for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = best_placement.rank(i, j);
-      result.plan.push_back(std::move(option));
-    }
+    result.plan = placed(*best_proposal, &best_placement);
     return result;
   }
-
   // torchrec logs its stats for the last failed proposal, every shard at rank -1,
   // and reports its partitioner error: the only failure whose text is needed.
-  if (last_failed) {
-    last_error = partitioner_.partition(*last_failed, constraint, FailureDetail::kMessage).message;
-    for (const ShardingOption* option : *last_failed) {
-      ShardingOption copy = *option;
-      for (auto& shard : copy.shards) shard.rank = -1;
-      result.last_proposal.push_back(std::move(copy));
-    }
-  }
   PlanFailure f;
-  f.stage = "plan";
+  if (last_failed) {
+    f.last_partition_error = partitioner_.partition(*last_failed, constraint, FailureDetail::kMessage).message;
+    result.last_proposal = placed(*last_failed, nullptr);
+  }
   f.lowest_storage = lowest;
-  f.last_partition_error = last_error;
   describe_shortfall(f, constraint, search_space);
   f.error_type = lowest.fits_in(f.global_available) ? PlannerErrorType::kStrictConstraints
                                                     : PlannerErrorType::kInsufficientStorage;
-  f.message = failure_message(f, result.num_proposals);
   result.failure = std::move(f);
   return result;
 }
@@ -383,7 +223,7 @@ std::vector<std::unique_ptr<Proposer>> make_proposers(const PlannerOptions& opti
   ProposerOptions resolved = proposer_options;
   if (!resolved.greedy_threshold) resolved.greedy_threshold = options.greedy_threshold;
   std::vector<std::unique_ptr<Proposer>> out;
-  for (const auto& name : options.proposers) out.push_back(make_proposer(name, resolved));
+  for (const ProposerKind kind : options.proposers) out.push_back(make_proposer(kind, resolved));
   return out;
 }
 

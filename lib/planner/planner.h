@@ -9,6 +9,7 @@
 
 #include "common/phase_times.h"
 #include "config/config.h"
+#include "planner/parallelism.h"
 #include "planner/perf_model.h"
 #include "planner/proposers/proposer.h"
 #include "planner/rank_load.h"
@@ -25,18 +26,31 @@ struct TableShortfall {
   Storage largest_shard;
 };
 
-// Why no plan exists. error_type follows torchrec: INSUFFICIENT_STORAGE when the
-// smallest proposal seen does not fit in the reserved global storage (or when the
-// reservation itself leaves negative HBM), STRICT_CONSTRAINTS otherwise; kOther for
-// a proposer that refused the search space.
+// Where planning stopped without a plan.
+// kCrash: an input on which torchrec's planner dies with an exception of
+// Python's own (see planner/torchrec_failures.h); shardplan reports it instead.
+enum class FailureStage { kReservation, kProposer, kPlan, kCrash };
+
+inline constexpr NameTable<FailureStage, 4> kFailureStageNames{{
+    {FailureStage::kReservation, "reservation", "the storage reservation left no room"},
+    {FailureStage::kProposer, "proposer", "a proposer refused the search space"},
+    {FailureStage::kPlan, "plan", "no proposal could be placed"},
+    {FailureStage::kCrash, "crash", "torchrec's planner would crash on this input"},
+}};
+
+// Why no plan exists, as data (lib/output/failure_text.h renders it). error_type
+// follows torchrec: INSUFFICIENT_STORAGE when the smallest proposal seen does not
+// fit in the reserved global storage (or when the reservation itself leaves
+// negative HBM), STRICT_CONSTRAINTS otherwise; kOther for a proposer that refused
+// the search space.
 struct PlanFailure {
   PlannerErrorType error_type = PlannerErrorType::kOther;
-  std::string stage;                // "reservation", "proposer" or "plan"
-  std::string message;              // one paragraph with the numbers
-  std::string last_partition_error; // the partitioner's last reason
-  Storage lowest_storage;           // smallest proposal total seen (torchrec's lowest_storage)
-  Storage global_available;         // sum of the reserved capacities
-  Storage largest_rank_free;        // component-wise max of reserved per-rank capacities
+  FailureStage stage = FailureStage::kPlan;
+  std::string stage_reason;          // kReservation / kProposer / kCrash: that stage's own reason
+  std::string last_partition_error;  // kPlan: the partitioner's reason for the last proposal tried
+  Storage lowest_storage;            // smallest proposal total seen (torchrec's lowest_storage)
+  Storage global_available;          // sum of the reserved capacities
+  Storage largest_rank_free;         // component-wise max of reserved per-rank capacities
   std::vector<TableShortfall> tables;  // tables none of whose options fit a rank
 };
 
@@ -59,10 +73,12 @@ struct PlanResult {
 // torchrec's EmbeddingShardingPlanner with every stage supplied by the caller.
 class EmbeddingShardingPlanner {
  public:
-  // `estimator` re-estimates options a proposer modifies (may be empty).
+  // `estimator` re-estimates options a proposer modifies (may be empty);
+  // `parallelism` says which threads the planner may use (none by default).
   EmbeddingShardingPlanner(const StorageReservation& reservation,
                            std::vector<std::unique_ptr<Proposer>> proposers,
-                           Partitioner& partitioner, OptionEstimator estimator = {});
+                           Partitioner& partitioner, OptionEstimator estimator = {},
+                           Parallelism parallelism = {});
 
   // Plans the model on `topology` (before reservation) over `search_space` (the
   // enumerated options with estimates, enumeration order). Never throws for "no plan".
@@ -73,7 +89,12 @@ class EmbeddingShardingPlanner {
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
   Partitioner& partitioner_;
+  // Loads the proposers and prepares the partitioner and perf model; the first
+  // proposer's load error in proposer order, if any.
+  std::optional<std::string> load_stages(const std::vector<ShardingOption>& search_space);
+
   OptionEstimator estimator_;
+  Parallelism parallelism_;
   NoopPerfModel perf_model_;
 };
 

@@ -5,8 +5,6 @@
 #include <optional>
 #include <fmt/format.h>
 
-#include "common/units.h"
-
 #include "planner/enumerator.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/perf_estimator.h"
@@ -29,13 +27,13 @@ struct Estimators {
 
 }  // namespace
 
-std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input,
-                                                   const Topology& topology) {
+std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, const Topology& topology,
+                                                   const Parallelism& parallelism) {
   Estimators estimators;
-  return enumerate_options(input, topology, estimators.list());
+  return enumerate_options(input, topology, estimators.list(), parallelism);
 }
 
-PlanRun run_plan(const PlanningInput& input) {
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism) {
   PlanRun run;
   auto start = std::chrono::steady_clock::now();
   run.phases.restart();
@@ -43,7 +41,7 @@ PlanRun run_plan(const PlanningInput& input) {
   Estimators estimators;
   std::exception_ptr enumeration_failure;  // any other exception of torchrec's enumerate()
   try {
-    run.search_space = enumerate_options(input, run.topology, estimators.list());
+    run.search_space = enumerate_options(input, run.topology, estimators.list(), parallelism);
   } catch (const EnumerationError& e) {
     run.enumeration_error = e.what();
   } catch (const std::exception&) {
@@ -70,8 +68,8 @@ PlanRun run_plan(const PlanningInput& input) {
     OptionEstimator estimator = [&estimators, &context](ShardingOption& option) {
       for (const ShardEstimator* e : estimators.list()) e->estimate(option, context);
     };
-    EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
-                                     estimator);
+    EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner, estimator,
+                                     parallelism);
     run.result = planner.plan(run.topology, input.model, run.search_space);
     if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
       run.result.plan.clear();
@@ -98,36 +96,6 @@ StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input) {
   in.constraints = &input.model.constraints;
   in.is_inference = input.planner.is_inference;
   return compute_stats_report(in);
-}
-
-namespace {
-std::string storage_text(const Storage& s) {
-  return format_bytes(static_cast<double>(s.hbm)) + " HBM + " + format_bytes(static_cast<double>(s.ddr)) + " DDR";
-}
-}  // namespace
-
-std::string explain_failure(const PlanRun& run) {
-  if (run.enumeration_error) return "no sharding option: " + *run.enumeration_error + "\n";
-  if (!run.result.failure) return "";
-  const PlanFailure& f = *run.result.failure;
-  if (f.stage == kCrashStage) return f.message + "\n";
-  std::string out = fmt::format("no feasible plan ({}, after {} proposals)\n",
-                                name_of(kPlannerErrorTypeNames, f.error_type), run.result.num_proposals);
-  if (f.stage != "plan") return out + "  " + f.message + "\n";
-  for (const auto& t : f.tables)
-    out += fmt::format("  {} needs {} in its smallest option; the largest free rank has {}\n", t.fqn,
-                       storage_text(t.smallest_option), storage_text(f.largest_rank_free));
-  out += fmt::format("  storage left for the tables on all ranks: {}; the smallest proposal needs {}\n",
-                     storage_text(f.global_available), storage_text(f.lowest_storage));
-  if (!f.last_partition_error.empty()) out += "  last partitioner error: " + f.last_partition_error + "\n";
-  out += fmt::format(
-      "Possible fixes:\n"
-      "  1) more devices (world size {}) or devices with more memory (--world-size, --hbm-cap)\n"
-      "  2) a smaller model or batch size (--batch-size)\n"
-      "  3) a smaller storage reservation (--reservation-percentage)\n"
-      "  4) fewer constraints on the tables named above\n",
-      run.topology.world_size);
-  return out;
 }
 
 }  // namespace shardplan

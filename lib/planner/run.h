@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "planner/parallelism.h"
 #include "planner/planner.h"
 #include "planner/stats_report.h"
 #include "planner/types.h"
@@ -16,8 +17,8 @@ namespace shardplan {
 
 // Enumerates and estimates every sharding option of `input` on `topology`.
 // Throws EnumerationError when constraints leave a table without options.
-std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input,
-                                                   const Topology& topology);
+std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, const Topology& topology,
+                                                   const Parallelism& parallelism = {});
 
 // What `shardplan plan` computed. When enumeration failed, `enumeration_error`
 // holds torchrec's RuntimeError text and `result` is empty.
@@ -32,13 +33,11 @@ struct PlanRun {
   bool ok() const { return !enumeration_error && result.ok(); }
 };
 
-PlanRun run_plan(const PlanningInput& input);
+// Plans `input` on the threads of `parallelism` (none by default); the result
+// does not depend on them.
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {});
 
 // The EmbeddingStats report of a run (also for failed runs, as torchrec logs it).
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input);
-
-// A user-facing explanation of a failed run: torchrec's error kind, which tables
-// did not fit, what their smallest option needs, the largest free rank.
-std::string explain_failure(const PlanRun& run);
 
 }  // namespace shardplan

@@ -5,7 +5,7 @@
 #include <set>
 #include <tuple>
 
-#include "planner/shard_io_sizes.h"
+#include "planner/shards/shard_io_sizes.h"
 
 namespace shardplan {
 
@@ -391,11 +391,9 @@ StatsReport compute_stats_report(const StatsInput& in) {
 
   // torchrec's _compute_storage: the percentage of the three known policies, and
   // dense/KJT storage of heuristical and inference reservations.
-  const bool known_policy = res.policy == "FixedPercentageStorageReservation" ||
-                            res.policy == "HeuristicalStorageReservation" ||
-                            res.policy == "InferenceStorageReservation";
-  const bool has_dense_kjt = res.policy == "HeuristicalStorageReservation" ||
-                             res.policy == "InferenceStorageReservation";
+  const bool known_policy = res.policy.has_value();
+  const bool has_dense_kjt =
+      res.policy == ReservationPolicy::kHeuristical || res.policy == ReservationPolicy::kInference;
   const double reserved_pct = known_policy ? res.percentage : 0.0;
   const Storage dense = has_dense_kjt ? res.dense_storage : Storage{};
   const Storage kjt = has_dense_kjt ? res.kjt_storage : Storage{};
@@ -489,7 +487,7 @@ StatsReport compute_stats_report(const StatsInput& in) {
     rv.usable_hbm = static_cast<std::int64_t>((1 - reserved_pct) * static_cast<double>(cap.hbm));
     rv.reserved_hbm = static_cast<std::int64_t>(reserved_pct * static_cast<double>(cap.hbm));
     rv.usable_ddr = cap.ddr;
-    rv.is_heuristical = res.policy == "HeuristicalStorageReservation";
+    rv.is_heuristical = res.policy == ReservationPolicy::kHeuristical;
     rv.dense_storage = dense;
     rv.kjt_storage = kjt;
   }

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "planner/constants.h"
-#include "planner/shard_io_sizes.h"
+#include "planner/shards/shard_io_sizes.h"
 
 namespace shardplan {
 

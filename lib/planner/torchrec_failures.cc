@@ -32,8 +32,8 @@ std::optional<PlanFailure> reservation_failure(const PlanningInput& input, const
   // The same failure EmbeddingShardingPlanner::plan returns for this stage.
   PlanFailure f;
   f.error_type = reserved.error_type;
-  f.stage = "reservation";
-  f.message = std::move(reserved.message);
+  f.stage = FailureStage::kReservation;
+  f.stage_reason = std::move(reserved.message);
   return f;
 }
 
@@ -44,12 +44,12 @@ bool multi_host_crash_possible(const Topology& topology, const std::vector<Shard
 }
 
 PartitionOutcome MultiHostCrashGuard::partition(const Proposal& proposal, const Topology& storage_constraint,
-                                                FailureDetail detail) const {
+                                                FailureDetail detail, PartitionWorkspace* workspace) const {
   if (whole_hosts(storage_constraint) > 0 || !has_multi_host_option(proposal))
-    return inner_.partition(proposal, storage_constraint, detail);
+    return inner_.partition(proposal, storage_constraint, detail, workspace);
   // The full walk (no verdict-only shortcut): torchrec crashes only if its greedy
   // steps reach the grid_shard option before another step raises PlannerError.
-  PartitionOutcome outcome = inner_.partition(proposal, storage_constraint, FailureDetail::kMessage);
+  PartitionOutcome outcome = inner_.partition(proposal, storage_constraint, FailureDetail::kMessage, workspace);
   if (!outcome.ok && outcome.message == kNoHostsMessage) {
     std::lock_guard<std::mutex> lock(mutex_);
     crashed_ = true;
@@ -72,8 +72,8 @@ PlanFailure multi_host_crash(const Topology& topology, const std::vector<Shardin
   for (const auto& t : tables) names += (names.empty() ? "" : ", ") + t;
   PlanFailure f;
   f.error_type = PlannerErrorType::kOther;
-  f.stage = kCrashStage;
-  f.message = fmt::format(
+  f.stage = FailureStage::kCrash;
+  f.stage_reason = fmt::format(
       "torchrec's planner crashes on this input (IndexError in partitioners.py "
       "GreedyPerfPartitioner._multi_hosts_partition): grid_shard is placed on whole hosts, and world_size {} "
       "// local_world_size {} = 0 hosts; grid_shard options of: {}. Give a local_world_size of at most the "
@@ -85,9 +85,9 @@ PlanFailure multi_host_crash(const Topology& topology, const std::vector<Shardin
 bool torchrec_logs_stats(const PlanRun& run) {
   if (run.enumeration_error) return false;
   if (run.result.failure) {
-    const std::string& stage = run.result.failure->stage;
+    const FailureStage stage = run.result.failure->stage;
     // reserve() and Proposer.load() raise, and a crash raises, before the stats.
-    return stage != "reservation" && stage != "proposer" && stage != kCrashStage;
+    return stage == FailureStage::kPlan;
   }
   // Nothing shardable: plan() returns ShardingPlan({}) before any stats.
   return !run.search_space.empty();

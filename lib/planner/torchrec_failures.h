@@ -5,6 +5,7 @@
 // EmbeddingStats at all.
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -42,8 +43,9 @@ class MultiHostCrashGuard : public Partitioner {
  public:
   explicit MultiHostCrashGuard(Partitioner& inner) : inner_(inner) {}
   void prepare(const std::vector<ShardingOption>& search_space) override { inner_.prepare(search_space); }
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                             FailureDetail detail) const override;
+  std::unique_ptr<PartitionWorkspace> make_workspace() const override { return inner_.make_workspace(); }
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+                             PartitionWorkspace* workspace) const override;
   // Whether some proposal would have crashed torchrec.
   bool crashed() const;
 
@@ -53,11 +55,8 @@ class MultiHostCrashGuard : public Partitioner {
   mutable bool crashed_ = false;
 };
 
-// PlanFailure::stage of a run on which torchrec's planner crashes.
-inline constexpr std::string_view kCrashStage = "crash";
-
 // The failure shardplan reports where torchrec crashes on a grid_shard option with
-// no whole host (stage kCrashStage): names the grid_shard tables and the host arithmetic.
+// no whole host (stage FailureStage::kCrash): names the grid_shard tables and the host arithmetic.
 PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space);
 
 // Whether torchrec logs EmbeddingStats for this run: it does after the proposal

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +13,7 @@
 #include "common/names.h"
 #include "config/config.h"
 #include "planner/placement.h"
-#include "planner/shard_layout.h"
+#include "planner/shards/shard_layout.h"
 
 namespace shardplan {
 
@@ -167,7 +168,7 @@ inline constexpr NameTable<PlannerErrorType, 4> kPlannerErrorTypeNames{{
 // What a storage reservation took away from every rank, and the topology left for
 // the sharded tables (torchrec's last_reserved_topology plus its bookkeeping).
 struct ReservationResult {
-  std::string policy;  // torchrec class name, e.g. "HeuristicalStorageReservation"
+  std::optional<ReservationPolicy> policy;  // unset: no reservation ran
   double percentage = 0;
   double parameter_multiplier = 0;  // heuristical only
   Storage dense_storage;            // per rank (heuristical / inference)
@@ -214,18 +215,35 @@ struct PartitionOutcome {
 // building it can cost more than finding the failure).
 enum class FailureDetail { kMessage, kVerdictOnly };
 
+// Scratch a partitioner keeps from one partition() call to the next (buffers, the
+// previous proposal's sort order): owned by the caller, used by one thread at a
+// time, so that no partitioner holds hidden per-thread state.
+class PartitionWorkspace {
+ public:
+  virtual ~PartitionWorkspace() = default;
+};
+
 // torchrec's Partitioner: assigns every shard of a proposal to a rank within the
 // capacities of `storage_constraint` (the reserved topology). Must not mutate its
-// inputs; "no placement" is a normal outcome. Must be callable from several
-// threads at once.
+// inputs; "no placement" is a normal outcome. Callable from several threads at
+// once, each with its own workspace.
 class Partitioner {
  public:
   virtual ~Partitioner() = default;
   // Called once with the search space before partition(); later proposals point
   // into it, so per-option figures can be computed here once (optional).
   virtual void prepare(const std::vector<ShardingOption>& /*search_space*/) {}
+  // A workspace for the partition() calls of one thread (null when none is needed).
+  virtual std::unique_ptr<PartitionWorkspace> make_workspace() const { return nullptr; }
+  // Places `proposal`; `workspace` is one make_workspace() of this partitioner made.
   virtual PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                                     FailureDetail detail) const = 0;
+                                     FailureDetail detail, PartitionWorkspace* workspace) const = 0;
+  // The same with a workspace of its own (one-off calls).
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
+                             FailureDetail detail) const {
+    std::unique_ptr<PartitionWorkspace> workspace = make_workspace();
+    return partition(proposal, storage_constraint, detail, workspace.get());
+  }
   PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint) const {
     return partition(proposal, storage_constraint, FailureDetail::kMessage);
   }

@@ -134,6 +134,38 @@ TEST_CASE("plan: an infeasible model exits 1, names the table and writes no file
   CHECK_FALSE(std::filesystem::exists(out));
 }
 
+TEST_CASE("plan: a table that cannot be laid out exits 1 naming the table and why", "[app][plan]") {
+  // Custom HBM capacities summing to 0 leave torchrec's uneven row-wise split
+  // dividing by zero; a table constrained to row_wise then has no sharding option.
+  std::string model = write_scratch("rw_only.yaml",
+                                    "modules:\n"
+                                    "  - path: ebc\n"
+                                    "    kind: embedding_bag\n"
+                                    "    tables:\n"
+                                    "      - {name: t_rw, num_embeddings: 1000, embedding_dim: 64}\n"
+                                    "constraints:\n"
+                                    "  t_rw: {sharding_types: [row_wise]}\n");
+  std::string topology = write_scratch("zero_hbm.yaml", "world_size: 2\ncustom:\n  hbm_cap: [0, 0]\n");
+  std::string out = scratch_prefix() + "never.json";
+  std::filesystem::remove(out);
+  // torchrec reserves storage before it enumerates, and its default heuristical
+  // reservation already fails on zero HBM; the fixed-percentage one does not, so
+  // `plan` with it reaches the table's layout as `enumerate` does.
+  RunResult reserved = run_shardplan("plan --model " + model + " --topology " + topology + " -o " + out);
+  CHECK(reserved.exit_code == 1);
+  CHECK(reserved.err.rfind("error: no feasible plan (INSUFFICIENT_STORAGE, after 0 proposals)\n", 0) == 0);
+  for (const std::string command : {"plan --storage-reservation fixed_percentage", "enumerate"}) {
+    RunResult r = run_shardplan(command + " --model " + model + " --topology " + topology + " -o " + out);
+    INFO(command << " stderr: " << r.err);
+    CHECK(r.exit_code == 1);
+    CHECK(r.err ==
+          "error: no sharding option: Failed to calculate sharding plan: cannot split rows in proportion to "
+          "the ranks' memory: the topology's custom capacities (custom.hbm_cap or custom.ddr_cap) sum to 0 "
+          "(torchrec: division by zero) Context: table_name='t_rw', module_path='ebc', sharding_type='row_wise'\n");
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+}
+
 TEST_CASE("plan: bad flags exit 2 with a suggestion", "[app][plan]") {
   std::string config = "--config " + kSource + "/configs/quickstart.json";
   RunResult r = run_shardplan("plan " + config + " --partitioner greedyy");

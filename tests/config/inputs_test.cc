@@ -26,8 +26,8 @@ TEST_CASE("planner options: planner file, else the model's planner key, else def
   std::string model = write_scratch("in_model.yaml", kModel);
   std::string topology = write_scratch("in_topo.yaml", kTopology);
   std::string planner = write_scratch("in_planner.yaml", kPlanner);
-  CHECK(load_inputs(model, topology, planner).planner.proposers == std::vector<std::string>{"greedy"});
-  CHECK(load_inputs(model, topology, std::nullopt).planner.proposers == std::vector<std::string>{"uniform"});
+  CHECK(load_inputs(model, topology, planner).planner.proposers == std::vector<ProposerKind>{ProposerKind::kGreedy});
+  CHECK(load_inputs(model, topology, std::nullopt).planner.proposers == std::vector<ProposerKind>{ProposerKind::kUniform});
   std::string plain = write_scratch("in_plain.yaml",
                                     "modules: [{path: e, tables: [{name: t, num_embeddings: 1, embedding_dim: 4}]}]\n");
   CHECK(load_inputs(plain, topology, std::nullopt).planner.proposers == PlannerOptions{}.proposers);
@@ -58,7 +58,7 @@ TEST_CASE("case key paths start at the section; the case planner key wins", "[co
   "topology": {"world_size": 4},
   "planner": {"proposers": ["greedy_sum"]}
 })");
-  CHECK(load_case(good).planner.proposers == std::vector<std::string>{"greedy_sum"});
+  CHECK(load_case(good).planner.proposers == std::vector<ProposerKind>{ProposerKind::kGreedySum});
   CHECK(problems_of([&] { load_case(write_scratch("no_topo.json", R"({"model": {}})")); }) ==
         Lines{"no_topo.json:1:1: missing required key 'topology'",
               "no_topo.json:1:11: model: missing required key 'modules'"});

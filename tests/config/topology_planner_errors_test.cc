@@ -102,11 +102,11 @@ TEST_CASE("planner options: defaults, file values and null estimate", "[config]"
 partitioner: {type: memory_balanced, tolerance: 0.05}
 storage_reservation: {policy: fixed_percentage, percentage: 0.3, dense_tensor_estimate: null}
 )"));
-  CHECK(p.proposers == std::vector<std::string>{"greedy"});
-  CHECK(p.partitioner.type == "memory_balanced");
+  CHECK(p.proposers == std::vector<ProposerKind>{ProposerKind::kGreedy});
+  CHECK(p.partitioner.type == PartitionerKind::kMemoryBalanced);
   CHECK(p.partitioner.tolerance == 0.05);
   CHECK(p.partitioner.max_search_count == 10);
-  CHECK(p.storage_reservation.policy == "fixed_percentage");
+  CHECK(p.storage_reservation.policy == ReservationPolicy::kFixedPercentage);
   CHECK(p.storage_reservation.percentage == 0.3);
   CHECK_FALSE(p.storage_reservation.dense_tensor_estimate.has_value());
   CHECK_FALSE(p.is_inference);

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "planner/enumerator.h"
-#include "planner/python_set_order.h"
+#include "common/python_set_order.h"
 #include "planner/storage_estimator.h"
 #include "planner/topology.h"
 

@@ -9,7 +9,7 @@
 
 #include "config/loader.h"
 #include "output/plan_json.h"
-#include "planner/parallel.h"
+#include "output/failure_text.h"
 #include "planner/run.h"
 #include "support/golden.h"
 
@@ -28,17 +28,13 @@ struct Planned {
 enum class Use { kPerProposal, kWalkAhead };
 
 Planned plan_with_threads(const PlanningInput& input, int threads, Use use) {
-  const std::size_t saved_min_shards = planner_parallel_min_shards();
-  const std::size_t saved_walk_max = planner_walk_max_shards();
-  set_planner_threads(threads);
+  ThreadPool pool(threads);
+  Parallelism parallelism{&pool};
   if (use == Use::kPerProposal) {
-    set_planner_parallel_min_shards(0);
-    set_planner_walk_max_shards(0);
+    parallelism.min_shards = 0;
+    parallelism.walk_max_shards = 0;
   }
-  PlanRun run = run_plan(input);
-  set_planner_threads(0);
-  set_planner_parallel_min_shards(saved_min_shards);
-  set_planner_walk_max_shards(saved_walk_max);
+  PlanRun run = run_plan(input, parallelism);
   Planned out{"", run.result.num_proposals, run.result.num_plans};
   if (!run.ok()) {
     out.file = explain_failure(run);

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "config/loader.h"
+#include "output/failure_text.h"
 #include "planner/planner.h"
 #include "planner/planner_parity_support.h"
 
@@ -33,13 +34,16 @@ TEST_CASE("infeasible cases report the failing tables and the largest free rank"
     INFO("case " << c.name);
     REQUIRE_FALSE(result.ok());
     const PlanFailure& f = *result.failure;
-    CHECK(f.stage == "plan");
+    CHECK(f.stage == FailureStage::kPlan);
     REQUIRE(f.tables.size() == 1);
     CHECK(f.tables[0].fqn == it->second);
     // The reported shard really exceeds the largest rank in HBM or DDR.
     CHECK_FALSE(f.tables[0].largest_shard.fits_in(f.largest_rank_free));
     CHECK(f.largest_rank_free == result.reservation->reserved.devices[0].storage);
-    CHECK(f.message.find(it->second) != std::string::npos);
+    PlanRun run;
+    run.topology = topology;
+    run.result = result;
+    CHECK(explain_failure(run).find(it->second + " needs") != std::string::npos);
     CHECK_FALSE(f.last_partition_error.empty());
   }
   if (golden_cases().size() > 0) CHECK(seen == 2);

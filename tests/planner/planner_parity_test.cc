@@ -7,7 +7,7 @@
 #include "config/loader.h"
 #include "planner/planner.h"
 #include "planner/run.h"
-#include "planner/stats.h"
+#include "output/stats.h"
 #include "planner/planner_parity_support.h"
 #include "planner/reservations/storage_reservation.h"
 
@@ -48,7 +48,7 @@ std::string compare_result(const nlohmann::json& golden, const PlanResult& resul
   if (reserved.is_null()) {
     if (result.reservation) return "torchrec's reservation failed, ours succeeded";
   } else {
-    if (!result.reservation) return "our reservation failed: " + result.failure->message;
+    if (!result.reservation) return "our reservation failed: " + result.failure->stage_reason;
     for (std::size_t r = 0; r < reserved.size(); ++r) {
       Storage want{reserved[r]["hbm"].get<std::int64_t>(), reserved[r]["ddr"].get<std::int64_t>()};
       Storage got = result.reservation->reserved.devices.at(r).storage;
@@ -74,7 +74,10 @@ std::string compare_result(const nlohmann::json& golden, const PlanResult& resul
     if (want != got) return "error_type: torchrec " + want + " != ours " + got;
     return "";
   }
-  if (!result.ok()) return "torchrec found a plan, ours failed: " + result.failure->message;
+  if (!result.ok())
+    return "torchrec found a plan, ours failed: " +
+           std::string(name_of(kPlannerErrorTypeNames, result.failure->error_type)) + " " +
+           std::string(name_of(kFailureStageNames, result.failure->stage)) + " " + result.failure->stage_reason;
 
   std::size_t golden_tables = 0;
   for (const auto& [path, tables] : golden.at("plan").items()) {

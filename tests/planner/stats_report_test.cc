@@ -4,8 +4,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "planner/shard_io_sizes.h"
-#include "planner/stats_json.h"
+#include "planner/shards/shard_io_sizes.h"
+#include "output/stats_json.h"
 
 namespace shardplan {
 
@@ -105,7 +105,7 @@ TEST_CASE("stats report of a hand-worked two-rank plan", "[stats]") {
   topo.local_world_size = 2;
   topo.devices = {{0, Storage{1000 * mib, 0}, {}}, {1, Storage{1000 * mib, 0}, {}}};
   ReservationResult res;
-  res.policy = "FixedPercentageStorageReservation";
+  res.policy = ReservationPolicy::kFixedPercentage;
   res.percentage = 0.5;
   StatsInput in;
   in.plan = &plan;

@@ -4,6 +4,7 @@
 // tests/config/parity_behaviours_test.cc.
 #include <catch2/catch.hpp>
 
+#include "output/failure_text.h"
 #include "planner/run.h"
 #include "planner/topology.h"
 #include "planner/torchrec_failures.h"
@@ -49,17 +50,17 @@ TEST_CASE("a crash is possible only with a grid_shard option and no whole host",
 TEST_CASE("run_plan turns a noted crash into a failure without plan or stats", "[torchrec-failures]") {
   const PlanRun crashed = run_plan(one_table(4, 8, std::vector<ShardingType>{ShardingType::kGridShard}));
   REQUIRE(crashed.result.failure);
-  CHECK(crashed.result.failure->stage == kCrashStage);
+  CHECK(crashed.result.failure->stage == FailureStage::kCrash);
   CHECK(crashed.result.plan.empty());
   CHECK(crashed.result.last_proposal.empty());
   CHECK_FALSE(torchrec_logs_stats(crashed));
-  CHECK(explain_failure(crashed) == crashed.result.failure->message + "\n");
+  CHECK(explain_failure(crashed) == crashed.result.failure->stage_reason + "\n");
 
   // table_row_wise with no host: every proposal raises PlannerError; the loop
   // ends with "no plan" and torchrec logs stats of the last proposal.
   const PlanRun no_host = run_plan(one_table(4, 8, std::vector<ShardingType>{ShardingType::kTableRowWise}));
   REQUIRE(no_host.result.failure);
-  CHECK(no_host.result.failure->stage == "plan");
+  CHECK(no_host.result.failure->stage == FailureStage::kPlan);
   CHECK(no_host.result.failure->error_type == PlannerErrorType::kStrictConstraints);
   CHECK(torchrec_logs_stats(no_host));
 }
@@ -75,7 +76,7 @@ TEST_CASE("a failed reservation is reported in place of a failed enumeration", "
   const PlanRun run = run_plan(in);
   CHECK_FALSE(run.enumeration_error);
   REQUIRE(run.result.failure);
-  CHECK(run.result.failure->stage == "reservation");
+  CHECK(run.result.failure->stage == FailureStage::kReservation);
   CHECK(run.result.failure->error_type == PlannerErrorType::kInsufficientStorage);
   CHECK_FALSE(torchrec_logs_stats(run));
 

@@ -9,18 +9,14 @@
 
 #include "common/names.h"
 #include "config/config.h"
-#include "planner/partitioners/option_summary.h"
+#include "planner/partitioners/greedy/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {
 
-// torchrec's SortBy: which total orders the non-uniform options (descending).
-enum class SortBy { kStorage, kPerf };
-
-inline constexpr NameTable<SortBy, 2> kSortByNames{{
-    {SortBy::kStorage, "storage", "largest total storage (hbm, then ddr) placed first"},
-    {SortBy::kPerf, "perf", "largest total perf placed first"},
-}};
+// torchrec's SortBy: which total orders the non-uniform options (descending):
+// storage (hbm, then ddr) or perf. Named in config/planner_names.h.
+using SortBy = GreedySortBy;
 
 class GreedyPerfPartitioner final : public Partitioner {
  public:
@@ -31,22 +27,23 @@ class GreedyPerfPartitioner final : public Partitioner {
   // Precomputes per-option totals; partition() gives the same answer without it.
   void prepare(const std::vector<ShardingOption>& search_space) override { summaries_.prepare(search_space); }
 
+  // Buffers, the heap and host order, and the previous proposal's sort keys.
+  std::unique_ptr<PartitionWorkspace> make_workspace() const override;
+
   using Partitioner::partition;
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                             FailureDetail detail) const override;
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+                             PartitionWorkspace* workspace) const override;
 
   // torchrec's partition(..., hbm_per_device): a non-zero hbm_per_device replaces
   // every device's HBM capacity (MemoryBalancedPartitioner's search).
   PartitionOutcome partition_capped(const Proposal& proposal, const Topology& storage_constraint,
-                                    std::int64_t hbm_per_device, FailureDetail detail) const;
+                                    std::int64_t hbm_per_device, FailureDetail detail,
+                                    PartitionWorkspace* workspace) const;
 
  private:
   SortBy sort_by_;
   bool balance_modules_;
   OptionSummaries summaries_;
 };
-
-// Factory for the partitioner name table; throws InputError on a bad sort_by.
-std::unique_ptr<Partitioner> make_greedy_perf_partitioner(const PartitionerOptions& options);
 
 }  // namespace shardplan

@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "planner/partitioners/placement_loads.h"
+#include "planner/partitioners/greedy/placement_loads.h"
 
 namespace shardplan {
 
 PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
                                                       const Topology& storage_constraint,
-                                                      FailureDetail detail) const {
-  PartitionOutcome best = greedy_.partition(proposal, storage_constraint, detail);
+                                                      FailureDetail detail, PartitionWorkspace* workspace) const {
+  PartitionOutcome best = greedy_.partition(proposal, storage_constraint, detail, workspace);
   if (!best.ok) return best;
   const int world_size = storage_constraint.world_size;
   const double original_perf = noop_perf_rating(proposal, best.placement, world_size);
@@ -40,7 +40,7 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
        count < max_search_count_ && min_hbm + kHbmSearchStepBytes < max_hbm; ++count) {
     const std::int64_t mid_hbm = (max_hbm + min_hbm) / 2;
     PartitionOutcome trial =
-        greedy_.partition_capped(proposal, storage_constraint, mid_hbm, FailureDetail::kVerdictOnly);
+        greedy_.partition_capped(proposal, storage_constraint, mid_hbm, FailureDetail::kVerdictOnly, workspace);
     if (!trial.ok) {
       min_hbm = mid_hbm;
       continue;
@@ -54,11 +54,6 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
     }
   }
   return best;
-}
-
-std::unique_ptr<Partitioner> make_memory_balanced_partitioner(const PartitionerOptions& options) {
-  return std::make_unique<MemoryBalancedPartitioner>(options.max_search_count, options.tolerance,
-                                                     options.balance_modules);
 }
 
 }  // namespace shardplan

@@ -28,18 +28,18 @@ class MemoryBalancedPartitioner final : public Partitioner {
 
   void prepare(const std::vector<ShardingOption>& search_space) override { greedy_.prepare(search_space); }
 
+  // The greedy partitioner's workspace.
+  std::unique_ptr<PartitionWorkspace> make_workspace() const override { return greedy_.make_workspace(); }
+
   using Partitioner::partition;
   // Fails exactly when the uncapped greedy placement fails (with its message).
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                             FailureDetail detail) const override;
+  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+                             PartitionWorkspace* workspace) const override;
 
  private:
   std::int64_t max_search_count_;
   double tolerance_;
   GreedyPerfPartitioner greedy_;
 };
-
-// Factory for the partitioner name table (sort_by is ignored, as in torchrec).
-std::unique_ptr<Partitioner> make_memory_balanced_partitioner(const PartitionerOptions& options);
 
 }  // namespace shardplan

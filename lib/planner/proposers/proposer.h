@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/planner_names.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -56,8 +57,7 @@ struct ProposerOptions {
   std::int64_t max_proposals = 10'000;  // GridSearchProposer's MAX_PROPOSALS
 };
 
-// The proposer named `name` (a name of kProposerNames). Throws std::invalid_argument
-// for an unknown name (the loader rejects those first).
-std::unique_ptr<Proposer> make_proposer(std::string_view name, const ProposerOptions& options = {});
+// The proposer of `kind` (named in config/planner_names.h's kProposerNames).
+std::unique_ptr<Proposer> make_proposer(ProposerKind kind, const ProposerOptions& options = {});
 
 }  // namespace shardplan

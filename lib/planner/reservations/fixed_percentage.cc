@@ -7,7 +7,7 @@ namespace shardplan {
 ReservationOutcome FixedPercentageStorageReservation::reserve(const Topology& topology,
                                                               const ModelConfig& /*model*/) const {
   ReservationOutcome out;
-  out.result.policy = "FixedPercentageStorageReservation";
+  out.result.policy = ReservationPolicy::kFixedPercentage;
   out.result.percentage = percentage_;
   out.result.reserved = topology;
   reservation::reserve_percentage(out.result.reserved, percentage_);

@@ -15,7 +15,7 @@ ReservationOutcome HeuristicalStorageReservation::reserve(const Topology& topolo
                                                           const ModelConfig& model) const {
   ReservationOutcome out;
   ReservationResult& r = out.result;
-  r.policy = "HeuristicalStorageReservation";
+  r.policy = ReservationPolicy::kHeuristical;
   r.percentage = percentage_;
   r.parameter_multiplier = parameter_multiplier_;
   r.reserved = topology;

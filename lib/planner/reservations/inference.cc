@@ -8,7 +8,7 @@ ReservationOutcome InferenceStorageReservation::reserve(const Topology& topology
                                                         const ModelConfig& model) const {
   ReservationOutcome out;
   ReservationResult& r = out.result;
-  r.policy = "InferenceStorageReservation";
+  r.policy = ReservationPolicy::kInference;
   r.percentage = percentage_;
   r.reserved = topology;
   reservation::reserve_percentage(r.reserved, percentage_);

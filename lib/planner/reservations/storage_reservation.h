@@ -28,9 +28,9 @@ class StorageReservation {
   virtual ReservationOutcome reserve(const Topology& topology, const ModelConfig& model) const = 0;
 };
 
-// The reservation named by options.policy (a name of kReservationPolicyNames) with
-// its percentage / parameter_multiplier / dense_tensor_estimate. Throws
-// std::invalid_argument for an unknown policy name (the loader rejects those first).
+// The reservation of policy options.policy (named in config/planner_names.h's
+// kReservationPolicyNames) with its percentage / parameter_multiplier /
+// dense_tensor_estimate.
 std::unique_ptr<StorageReservation> make_storage_reservation(const StorageReservationOptions& options);
 
 }  // namespace shardplan

@@ -1,0 +1,89 @@
+#include "config/planner_overrides.h"
+
+#include "common/error.h"
+#include "common/units.h"
+#include "config/planner_names.h"
+
+namespace shardplan {
+
+namespace {
+
+template <typename Enum, std::size_t N>
+Enum checked_name(const NameTable<Enum, N>& table, const std::string& flag, const std::string& value) {
+  if (auto parsed = parse_name(table, value)) return *parsed;
+  throw InputError(SourcePos{}, flag, unknown_name_message("name", value, names_of(table)));
+}
+
+std::int64_t checked_size(const std::string& flag, const std::string& text) {
+  std::string error;
+  auto bytes = parse_size_bytes(text, &error);
+  if (!bytes || *bytes < 0)
+    throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
+                                            (error.empty() ? "" : " (" + error + ")"));
+  return *bytes;
+}
+
+}  // namespace
+
+void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
+  PlannerOptions& p = input.planner;
+  if (!o.partitioner.empty()) p.partitioner.type = checked_name(kPartitionerNames, "--partitioner", o.partitioner);
+  if (!o.sort_by.empty()) p.partitioner.sort_by = checked_name(kGreedySortByNames, "--sort-by", o.sort_by);
+  if (!o.storage_reservation.empty())
+    p.storage_reservation.policy =
+        checked_name(kReservationPolicyNames, "--storage-reservation", o.storage_reservation);
+  if (o.reservation_percentage) {
+    if (*o.reservation_percentage < 0 || *o.reservation_percentage > 1)
+      throw InputError(SourcePos{}, "--reservation-percentage",
+                       "expected a number in [0, 1], found " + std::to_string(*o.reservation_percentage));
+    p.storage_reservation.percentage = *o.reservation_percentage;
+  }
+  if (!o.proposers.empty()) {
+    std::vector<ProposerKind> names;
+    std::size_t start = 0;
+    while (start <= o.proposers.size()) {
+      std::size_t comma = o.proposers.find(',', start);
+      if (comma == std::string::npos) comma = o.proposers.size();
+      std::string name = o.proposers.substr(start, comma - start);
+      if (!name.empty()) names.push_back(checked_name(kProposerNames, "--proposers", name));
+      start = comma + 1;
+    }
+    if (names.empty()) throw InputError(SourcePos{}, "--proposers", "expected at least one proposer name");
+    p.proposers = names;
+  }
+  if (o.greedy_threshold) {
+    if (*o.greedy_threshold < 0)
+      throw InputError(SourcePos{}, "--greedy-threshold",
+                       "expected a non-negative integer, found " + std::to_string(*o.greedy_threshold));
+    p.greedy_threshold = *o.greedy_threshold;
+  }
+  if (o.batch_size) {
+    if (*o.batch_size <= 0)
+      throw InputError(SourcePos{}, "--batch-size", "expected a positive integer, found " + std::to_string(*o.batch_size));
+    input.model.batch_size = *o.batch_size;
+  }
+  TopologyConfig& t = input.topology;
+  if (o.world_size) {
+    if (*o.world_size <= 0)
+      throw InputError(SourcePos{}, "--world-size", "expected a positive integer, found " + std::to_string(*o.world_size));
+    t.world_size = *o.world_size;
+    if (t.custom_hbm_cap && static_cast<std::int64_t>(t.custom_hbm_cap->size()) != t.world_size)
+      throw InputError(SourcePos{}, "--world-size", "the topology's custom.hbm_cap has " +
+                                                        std::to_string(t.custom_hbm_cap->size()) +
+                                                        " entries; drop it or keep the world size");
+    if (t.custom_ddr_cap && static_cast<std::int64_t>(t.custom_ddr_cap->size()) != t.world_size)
+      throw InputError(SourcePos{}, "--world-size", "the topology's custom.ddr_cap has " +
+                                                        std::to_string(t.custom_ddr_cap->size()) +
+                                                        " entries; drop it or keep the world size");
+  }
+  if (o.local_world_size) t.local_world_size = *o.local_world_size;
+  // Any local world size >= 0 is accepted, as in the topology file (torchrec's
+  // Topology takes it as it is; 0 means world_size).
+  if (o.local_world_size && *o.local_world_size < 0)
+    throw InputError(SourcePos{}, "--local-world-size",
+                     "expected 0 or more, found " + std::to_string(*o.local_world_size));
+  if (!o.hbm_cap.empty()) t.hbm_cap = checked_size("--hbm-cap", o.hbm_cap);
+  if (!o.ddr_cap.empty()) t.ddr_cap = checked_size("--ddr-cap", o.ddr_cap);
+}
+
+}  // namespace shardplan

@@ -1,0 +1,72 @@
+// What greedy partitioning reads about one proposal, gathered in one pass over its
+// options: each option's packed brief and summary (from the prepared search space,
+// or computed for an option a proposer made), the uniform options, the proposal's
+// total storage, and the placement order of the other options (torchrec's sort).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/planner_names.h"
+#include "planner/partitioners/greedy/option_summary.h"
+#include "planner/partitioners/greedy/uniform_fast_step.h"
+#include "planner/types.h"
+
+namespace shardplan {
+
+// Kept by one thread from one proposal to the next: consecutive proposals of a
+// proposer mostly differ in one table, so the previous proposal's sorted keys are
+// patched rather than sorted afresh (same order either way: the keys are unique).
+class ProposalBriefs {
+ public:
+  // Reads `proposal` (options must outlive the next read()).
+  void read(const Proposal& proposal, const OptionSummaries& summaries, GreedySortBy sort_by, bool balance_modules);
+
+  const std::vector<const OptionBrief*>& briefs() const { return brief_; }
+  const std::vector<const OptionSummary*>& summaries() const { return summary_; }
+  const OptionBrief& brief(std::size_t i) const { return *brief_[i]; }
+  // Total storage of the proposal.
+  Storage total_storage() const { return total_storage_; }
+  // The uniform options (proposal indices, in proposal order) and the scratch the
+  // uniform step works in.
+  UniformScratch& uniform() { return uniform_; }
+
+  // torchrec's param_count: how many options of the proposal (uniform ones too)
+  // share option i's module path. Counted on first use: only messages, host-level
+  // steps and balance_modules need it.
+  int options_on_path(std::size_t i);
+
+  // The non-uniform options in torchrec's placement order: sorted descending by
+  // storage or perf (balance_modules: options of modules with fewer options
+  // first), ties in proposal order (Python's sort is stable under reverse).
+  const std::vector<int>& placement_order();
+
+ private:
+  void sort_by_unique_keys();
+
+  const Proposal* proposal_ = nullptr;
+  const OptionSummaries* summaries_ = nullptr;
+  GreedySortBy sort_by_ = GreedySortBy::kStorage;
+  bool balance_modules_ = false;
+  std::vector<const OptionBrief*> brief_;
+  std::vector<const OptionSummary*> summary_;
+  std::vector<std::unique_ptr<OptionSummary>> foreign_summaries_;  // options a proposer made (rare)
+  std::vector<std::unique_ptr<OptionBrief>> foreign_briefs_;
+  Storage total_storage_;
+  UniformScratch uniform_;
+  bool all_paths_known_ = true;
+  bool ranked_ = false;  // every non-uniform option has a rank in the search space
+  std::size_t changed_ = 0;  // sort keys that differ from the last ranked proposal's
+  bool counted_ = false;
+  std::vector<int> per_path_;
+  std::map<std::string, int> options_per_foreign_path_;
+  std::vector<int> order_;
+  std::vector<std::uint64_t> keys_;        // sorted sort keys of the last ranked proposal
+  std::vector<std::uint64_t> key_of_;      // its key per proposal index (kUniformKey: none)
+  std::vector<std::uint64_t> new_key_of_;  // this proposal's keys
+};
+
+}  // namespace shardplan

@@ -1,0 +1,160 @@
+#include "planner/proposal_evaluator.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "planner/proposers/proposer_util.h"
+
+namespace shardplan {
+
+// Partitioning and rating are pure functions of the proposal, so they can run
+// ahead of the loop. Which of two ways uses a second thread is decided here:
+// walking later proposers ahead by copies, unless proposals are too big for it;
+// else evaluating single proposals ahead on all threads when they are big enough.
+ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model,
+                                     const Topology& constraint, const std::vector<ShardingOption>& search_space,
+                                     const std::vector<std::unique_ptr<Proposer>>& proposers, ProposalKeyer& keyer,
+                                     const Parallelism& parallelism)
+    : partitioner_(partitioner),
+      perf_model_(perf_model),
+      constraint_(constraint),
+      keyer_(keyer),
+      parallelism_(parallelism),
+      workspace_(partitioner.make_workspace()),
+      walks_(proposers.size()),
+      first_walked_(proposers.size()) {
+  std::size_t total_shards = 0;
+  for (const auto& option : search_space) total_shards += option.shards.size();
+  const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
+  // Threads pay off per proposal only for big proposals (estimated as tables x
+  // mean shards per option): for small ones handing out proposals costs more
+  // than evaluating them.
+  const std::size_t shards_per_proposal = search_space.empty() ? 0 : total_shards * num_tables / search_space.size();
+  if (parallelism.threads() > 1 && shards_per_proposal < parallelism.walk_max_shards) {
+    // The proposers after the first one that can be copied are walked (torchrec's
+    // defaults: greedy runs here, greedy_sum is walked there).
+    bool first_copyable_seen = false;
+    for (std::size_t k = 0; k < proposers.size(); ++k) {
+      std::unique_ptr<Proposer> copy = proposers[k]->clone();
+      if (!copy) continue;
+      if (!first_copyable_seen) {
+        first_copyable_seen = true;
+        continue;
+      }
+      walks_[k].proposer = std::move(copy);
+      first_walked_ = std::min(first_walked_, k);
+    }
+  }
+  if (first_walked_ < proposers.size()) {
+    // A walk evaluates every proposal of its proposer, even those the loop's cache
+    // will answer, and feeds back its own verdicts, which equal the loop's, so the
+    // copy proposes exactly what the proposer will.
+    walking_ = std::async(std::launch::async, [this, &search_space] {
+      ProposalKeyer walk_keyer(search_space);
+      std::unique_ptr<PartitionWorkspace> walk_workspace = partitioner_.make_workspace();
+      for (auto& w : walks_)
+        if (w.proposer) walk(w, walk_keyer, walk_workspace.get());
+    });
+  } else if (shards_per_proposal >= parallelism.min_shards) {
+    threads_ = parallelism.threads();
+  }
+}
+
+ProposalEvaluator::~ProposalEvaluator() {
+  if (walking_.valid()) walking_.wait();
+}
+
+void ProposalEvaluator::start_proposer(std::size_t index) {
+  ahead_.clear();
+  current_walk_ = nullptr;
+  if (index < first_walked_) return;
+  if (walking_.valid()) walking_.get();  // the walks are done before their proposers run
+  if (walks_[index].proposer) current_walk_ = &walks_[index];
+}
+
+Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const {
+  Evaluation out;
+  PartitionOutcome outcome = partitioner_.partition(proposal, constraint_, FailureDetail::kVerdictOnly, workspace);
+  out.ok = outcome.ok;
+  if (out.ok) {
+    out.rating = perf_model_.rate(proposal, outcome.placement, constraint_.world_size);
+    out.placement = std::move(outcome.placement);
+  }
+  return out;
+}
+
+void ProposalEvaluator::walk(Walk& w, ProposalKeyer& keyer, PartitionWorkspace* workspace) const {
+  Proposer& proposer = *w.proposer;
+  double best = std::numeric_limits<double>::infinity();
+  for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
+    WalkedStep& step = w.steps.emplace_back();
+    step.evaluation = evaluate_now(*proposal, workspace);
+    step.key = keyer.key(*proposal);
+    if (step.evaluation.ok && step.evaluation.rating < best) {
+      best = step.evaluation.rating;
+      step.kept_placement = true;
+    } else {
+      step.evaluation.placement = {};
+    }
+    if (step.evaluation.ok)
+      proposer.feedback({true, &*proposal, step.evaluation.rating, &constraint_});
+    else
+      proposer.feedback({false, &*proposal, std::nullopt, &constraint_});
+  }
+}
+
+void ProposalEvaluator::evaluate_ahead(const Proposer& proposer,
+                                       const std::function<bool(const ProposalKey&)>& known) {
+  // Enough work per thread start; each evaluated plan holds its placement until used.
+  const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads_, 1));
+  std::vector<Ahead> todo;
+  std::vector<ProposalKey> keys;
+  for (Proposal& next : proposer.lookahead(batch)) {
+    ProposalKey k = keyer_.key(next);
+    if (known(k) || ahead_.count(k) || std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+    keys.push_back(k);
+    todo.push_back(Ahead{std::move(next), {}});
+  }
+  // One lane per thread, each with its own workspace, taking every lanes-th proposal.
+  const std::size_t lanes = std::min(todo.size(), static_cast<std::size_t>(std::max(threads_, 1)));
+  while (lane_workspaces_.size() < lanes) lane_workspaces_.push_back(partitioner_.make_workspace());
+  parallelism_.parallel_for(lanes, threads_, [&](std::size_t lane) {
+    for (std::size_t i = lane; i < todo.size(); i += lanes)
+      todo[i].evaluation = evaluate_now(todo[i].proposal, lane_workspaces_[lane].get());
+  });
+  for (std::size_t i = 0; i < todo.size(); ++i) ahead_.emplace(keys[i], std::move(todo[i]));
+}
+
+Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t step, const Proposal& proposal,
+                                       const ProposalKey& key, double best_rating,
+                                       const std::function<bool(const ProposalKey&)>& known) {
+  if (current_walk_ && step < current_walk_->steps.size() && current_walk_->steps[step].key == key) {
+    WalkedStep& done = current_walk_->steps[step];
+    // A walk keeps the placement of each rating below all its earlier ones; every
+    // earlier rating of the walk has been seen by the loop already, so only such a
+    // rating can beat the best. Re-evaluating is a safety net.
+    if (done.evaluation.ok && done.evaluation.rating < best_rating && !done.kept_placement)
+      return evaluate_now(proposal, workspace_.get());
+    return std::move(done.evaluation);
+  }
+  auto found = ahead_.find(key);
+  if (found == ahead_.end() && threads_ > 1) {
+    evaluate_ahead(proposer, known);
+    found = ahead_.find(key);
+  }
+  if (found != ahead_.end() && found->second.proposal == proposal) {
+    Evaluation out = std::move(found->second.evaluation);
+    ahead_.erase(found);
+    return out;
+  }
+  return evaluate_now(proposal, workspace_.get());
+}
+
+std::string ProposalEvaluator::describe() const {
+  if (first_walked_ < walks_.size()) return "2 threads, proposers walked ahead";
+  return fmt::format("{} threads", threads_);
+}
+
+}  // namespace shardplan

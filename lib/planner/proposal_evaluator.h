@@ -1,0 +1,92 @@
+// The partition-then-rate step of torchrec's plan loop, with the scheduling that
+// does it ahead of the loop on other threads kept behind one class (as ninja keeps
+// parallelism behind CommandRunner): the loop asks for one verdict at a time, in
+// proposal order, and gets the verdict serial evaluation would give.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "planner/parallelism.h"
+#include "planner/perf_model.h"
+#include "planner/proposers/proposal_key.h"
+#include "planner/proposers/proposer.h"
+#include "planner/types.h"
+
+namespace shardplan {
+
+// The verdict on one proposal: placed or not, its rating, and its placement when
+// it may be the best (see ProposalEvaluator::evaluate).
+struct Evaluation {
+  bool ok = false;
+  double rating = 0;
+  Placement placement;
+};
+
+class ProposalEvaluator {
+ public:
+  // Evaluates proposals of `proposers` (loaded, none run yet) on `constraint`.
+  // `keyer` is the loop's (read on the loop's thread only).
+  ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model, const Topology& constraint,
+                    const std::vector<ShardingOption>& search_space,
+                    const std::vector<std::unique_ptr<Proposer>>& proposers, ProposalKeyer& keyer,
+                    const Parallelism& parallelism);
+  ~ProposalEvaluator();
+
+  // Called before proposer `index` proposes.
+  void start_proposer(std::size_t index);
+
+  // The verdict on `proposal` (key `key`), the `step`-th proposal of the current
+  // proposer (0-based, proposals the loop answered from its cache included). The
+  // placement is there whenever the rating is below `best_rating`. `known(key)`
+  // tells proposals the loop already has a verdict for (not evaluated ahead).
+  Evaluation evaluate(const Proposer& proposer, std::size_t step, const Proposal& proposal,
+                      const ProposalKey& key, double best_rating,
+                      const std::function<bool(const ProposalKey&)>& known);
+
+  // How threads were used, for --timings: "2 threads, proposers walked ahead" or "N threads".
+  std::string describe() const;
+
+ private:
+  // One proposal of a walk ahead: its key and verdict, and its placement when the
+  // rating was below every earlier rating of the walk (no other can be chosen).
+  struct WalkedStep {
+    ProposalKey key;
+    Evaluation evaluation;
+    bool kept_placement = false;
+  };
+  // A copy of a proposer and what it proposed, step by step.
+  struct Walk {
+    std::unique_ptr<Proposer> proposer;
+    std::vector<WalkedStep> steps;
+  };
+  struct Ahead {
+    Proposal proposal;
+    Evaluation evaluation;
+  };
+
+  Evaluation evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const;
+  void walk(Walk& walk, ProposalKeyer& keyer, PartitionWorkspace* workspace) const;
+  void evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known);
+
+  const Partitioner& partitioner_;
+  const PerfModel& perf_model_;
+  const Topology& constraint_;
+  ProposalKeyer& keyer_;
+  const Parallelism& parallelism_;
+  int threads_ = 1;  // threads for evaluating single proposals ahead
+  std::unique_ptr<PartitionWorkspace> workspace_;  // the loop thread's
+  std::vector<std::unique_ptr<PartitionWorkspace>> lane_workspaces_;  // one per thread evaluating ahead
+  std::vector<Walk> walks_;  // per proposer; a proposer is null when not walked
+  std::size_t first_walked_;
+  std::future<void> walking_;  // the walks, on their own thread
+  Walk* current_walk_ = nullptr;
+  std::unordered_map<ProposalKey, Ahead, ProposalKeyHash> ahead_;
+};
+
+}  // namespace shardplan

@@ -1,0 +1,163 @@
+// The data structures the fast partitioner and proposer rely on, checked against
+// the plain rule each one replaces (a scan, a sort, a full rebuild) on many
+// random inputs: any divergence would change plans.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "planner/partitioners/greedy/device_heap.h"
+#include "planner/partitioners/greedy/host_order.h"
+#include "planner/placement.h"
+#include "planner/proposers/advance_tree.h"
+
+namespace shardplan {
+namespace {
+
+// torchrec's device order: (perf total, rank % local_world_size, rank).
+bool key_less(const DeviceLoad& a, const DeviceLoad& b, int lws) {
+  if (a.perf_total != b.perf_total) return a.perf_total < b.perf_total;
+  if (a.rank % lws != b.rank % lws) return a.rank % lws < b.rank % lws;
+  return a.rank < b.rank;
+}
+
+TEST_CASE("the device heap always tops the least device, through pops, pushes and updates", "[partitioner][structures]") {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int world = 1 + static_cast<int>(rng() % 40);
+    const int lws = 1 + static_cast<int>(rng() % 8);
+    std::vector<DeviceLoad> devices(static_cast<std::size_t>(world));
+    // Few distinct perf values, so ties on perf (decided by rank) are common.
+    for (int d = 0; d < world; ++d) devices[static_cast<std::size_t>(d)] = {d, {}, {}, static_cast<double>(rng() % 4)};
+    DeviceHeap heap;
+    heap.reset(devices, lws);
+    std::vector<char> in(devices.size(), 1);
+    for (int step = 0; step < 200; ++step) {
+      // Expected top: the least key among devices in the heap.
+      std::optional<int> least;
+      for (int d = 0; d < world; ++d)
+        if (in[static_cast<std::size_t>(d)] &&
+            (!least || key_less(devices[static_cast<std::size_t>(d)], devices[static_cast<std::size_t>(*least)], lws)))
+          least = d;
+      REQUIRE(heap.empty() == !least.has_value());
+      if (!least) break;
+      REQUIRE(heap.top() == *least);
+      switch (rng() % 3) {
+        case 0: {  // the top takes load
+          devices[static_cast<std::size_t>(*least)].perf_total += static_cast<double>(rng() % 3);
+          heap.update(*least);
+          break;
+        }
+        case 1: {  // the top is skipped (popped), another device comes back
+          heap.pop();
+          in[static_cast<std::size_t>(*least)] = 0;
+          for (int d = 0; d < world; ++d)
+            if (!in[static_cast<std::size_t>(d)] && rng() % 2) {
+              heap.push(d);
+              in[static_cast<std::size_t>(d)] = 1;
+              break;
+            }
+          break;
+        }
+        default: {  // any device in the heap changes (a host-level step)
+          const int d = static_cast<int>(rng() % static_cast<std::uint64_t>(world));
+          if (!in[static_cast<std::size_t>(d)]) break;
+          devices[static_cast<std::size_t>(d)].perf_total = static_cast<double>(rng() % 6);
+          heap.update(d);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the host order equals a fresh stable sort by summed perf after every change", "[partitioner][structures]") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    Hosts hosts;
+    hosts.size = 1 + static_cast<int>(rng() % 4);
+    hosts.count = 1 + static_cast<int>(rng() % 12);
+    // Sometimes a few devices past the last whole host (they belong to none).
+    const std::size_t world = static_cast<std::size_t>(hosts.size * hosts.count) + rng() % 3;
+    std::vector<DeviceLoad> devices(world);
+    for (std::size_t d = 0; d < world; ++d) devices[d] = {static_cast<int>(d), {}, {}, static_cast<double>(rng() % 3)};
+    HostOrder order;
+    order.reset(hosts);
+    for (int step = 0; step < 100; ++step) {
+      std::vector<double> sums(static_cast<std::size_t>(hosts.count), 0.0);
+      for (int h = 0; h < hosts.count; ++h)
+        for (const DeviceLoad& d : hosts.devices_of(std::span<const DeviceLoad>(devices), h))
+          sums[static_cast<std::size_t>(h)] += d.perf_total;
+      std::vector<int> want(static_cast<std::size_t>(hosts.count));
+      std::iota(want.begin(), want.end(), 0);
+      std::stable_sort(want.begin(), want.end(),
+                       [&](int a, int b) { return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)]; });
+      REQUIRE(order.sorted(devices) == want);
+      // Change one to three devices, telling the order about each.
+      for (std::uint64_t k = 0, n = 1 + rng() % 3; k < n; ++k) {
+        const std::size_t d = rng() % world;
+        devices[d].perf_total += static_cast<double>(rng() % 3);
+        order.touch(d);
+      }
+    }
+  }
+}
+
+TEST_CASE("the advance tree names the table torchrec's scan picks", "[proposer][structures]") {
+  std::mt19937_64 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    const std::size_t tables = 1 + rng() % 30;
+    std::vector<AdvanceTree::Key> keys(tables);
+    std::vector<char> open(tables);
+    AdvanceTree tree;
+    tree.reset(tables);
+    auto random_key = [&] {
+      // Small values: equal keys (ties) and all-zero keys (never advanced) are common.
+      return AdvanceTree::Key{static_cast<std::int64_t>(rng() % 3), static_cast<std::int64_t>(rng() % 2), 0,
+                              static_cast<std::int64_t>(rng() % 2)};
+    };
+    for (std::size_t t = 0; t < tables; ++t) {
+      keys[t] = random_key();
+      open[t] = rng() % 4 != 0;
+      tree.set(t, keys[t], open[t] != 0);
+    }
+    for (int step = 0; step < 60; ++step) {
+      // torchrec's scan: strictly larger than the running maximum, from all zeros.
+      std::optional<std::size_t> want;
+      AdvanceTree::Key largest{};
+      for (std::size_t t = 0; t < tables; ++t)
+        if (open[t] && keys[t] > largest) {
+          want = t;
+          largest = keys[t];
+        }
+      REQUIRE(tree.best() == want);
+      const std::size_t t = rng() % tables;
+      keys[t] = random_key();
+      open[t] = rng() % 4 != 0;
+      tree.set(t, keys[t], open[t] != 0);
+    }
+  }
+}
+
+TEST_CASE("a placement stores consecutive ranks without spelling them out", "[partitioner][structures]") {
+  Placement p;
+  p.start(3);
+  p.add_consecutive(4, 0);  // a uniform option on ranks 0..3
+  p.add(2);                 // a device-placed option
+  p.add(3);                 // placed later on one host
+  p.ranks_of(1)[0] = 3;
+  p.ranks_of(1)[1] = 1;
+  p.set_consecutive(2, 4);
+  CHECK(p.rank_lists() == std::vector<std::vector<int>>{{0, 1, 2, 3}, {3, 1}, {4, 5, 6}});
+  CHECK(p.consecutive_from(0) == 0);
+  CHECK(p.consecutive_from(1) == -1);
+  CHECK(p.ranks_of(0).empty());
+  CHECK(p.num_shards(2) == 3);
+}
+
+}  // namespace
+}  // namespace shardplan
