@@ -4,7 +4,7 @@
 # either it says what to run and stops.
 set -euo pipefail
 
-packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3)
+packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
