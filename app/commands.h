@@ -30,5 +30,7 @@ const std::vector<Command>& commands();
 CommandRun setup_validate(CLI::App& sub);
 CommandRun setup_plan(CLI::App& sub);
 CommandRun setup_enumerate(CLI::App& sub);
+CommandRun setup_help(CLI::App& sub);
+CommandRun setup_completion(CLI::App& sub);
 
 }  // namespace shardplan::app
