@@ -146,10 +146,16 @@ TEST_CASE("cli: completion scripts list every command and each command's own fla
     lists_commands = lists_commands || (line.rfind("    compadd -- plan enumerate validate ", 0) == 0 &&
                                         mentions(line, " help completion ") && mentions(line, " --version"));
   CHECK(lists_commands);
-  CHECK(has_line(zsh.out, "    plan) flags=(" + std::string("-h --help --model --topology --planner --config") +
-                              " --partitioner --proposers --storage-reservation --reservation-percentage --sort-by"
-                              " --greedy-threshold --batch-size --world-size --local-world-size --hbm-cap --ddr-cap"
-                              " --output -o --stats --threads --timings) ;;"));
+  std::string plan_flags, enumerate_flags;
+  for (const auto& line : split_lines(zsh.out)) {
+    if (line.rfind("    plan) flags=(", 0) == 0) plan_flags = line;
+    if (line.rfind("    enumerate) flags=(", 0) == 0) enumerate_flags = line;
+  }
+  CHECK(mentions(plan_flags, " --partitioner "));
+  CHECK(mentions(plan_flags, " --timings) ;;"));
+  CHECK(!mentions(plan_flags, " --format "));
+  CHECK(mentions(enumerate_flags, " --format "));
+  CHECK(!mentions(enumerate_flags, " --partitioner "));
   RunResult fish = run_shardplan("completion fish");
   CHECK(fish.exit_code == 2);
   CHECK(fish.err == "error: completion: expected bash or zsh, found 'fish'\n");
