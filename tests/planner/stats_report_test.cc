@@ -144,7 +144,7 @@ TEST_CASE("stats report of a hand-worked two-rank plan", "[stats]") {
   CHECK(json.at("top_perf_tables").at(0) == "a");
 }
 
-TEST_CASE("--stats json: each peak tier names the ranks really at it, the mean names none", "[stats]") {
+TEST_CASE("stats json: each peak tier names the ranks really at it, the mean names none", "[stats]") {
   const std::int64_t mib = 1024 * 1024;
   // HBM use per rank: 100, 400, 250, 400 MiB. Tiers: 400 on ranks 1 and 3, 250 on rank 2,
   // 100 on rank 0. torchrec's text numbers the later tiers by position in the shortened
