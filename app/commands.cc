@@ -16,6 +16,9 @@ const std::vector<Command>& commands() {
        "shardplan pipeline --input configs/pipeline/transformer.yaml", setup_pipeline},
       {"propagate", "propagate tensor shardings through a program, as OpenXLA Shardy does",
        "shardplan propagate --input configs/propagate/mlp-2layer.json --format text", setup_propagate},
+      {"help", "describe shardplan or one command (the same text as --help)", "shardplan help plan", setup_help},
+      {"completion", "print a bash or zsh completion script for shardplan",
+       "source <(shardplan completion bash)", setup_completion},
   };
   return table;
 }

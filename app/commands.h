@@ -33,5 +33,7 @@ CommandRun setup_enumerate(CLI::App& sub);
 CommandRun setup_a2a(CLI::App& sub);
 CommandRun setup_pipeline(CLI::App& sub);
 CommandRun setup_propagate(CLI::App& sub);
+CommandRun setup_help(CLI::App& sub);
+CommandRun setup_completion(CLI::App& sub);
 
 }  // namespace shardplan::app

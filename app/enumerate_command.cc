@@ -51,6 +51,11 @@ CommandRun setup_enumerate(CLI::App& sub) {
   auto options = std::make_shared<EnumerateOptions>();
   add_input_options(sub, options->inputs);
   add_planner_overrides(sub, options->overrides);
+  // Enumeration reads the model and the topology only: the flags that steer proposing,
+  // partitioning and the storage reservation would do nothing here, so they are not offered.
+  for (const char* unused : {"--partitioner", "--proposers", "--storage-reservation", "--reservation-percentage",
+                             "--sort-by", "--greedy-threshold"})
+    if (CLI::Option* option = sub.get_option_no_throw(unused)) sub.remove_option(option);
   sub.add_option("--format", options->format, "json (default) or text")->type_name("FORMAT");
   sub.add_option("-o,--output", options->output, "write here instead of stdout")->type_name("FILE");
   sub.footer(

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "flag_checks.h"
 
 namespace {
 
@@ -38,7 +39,7 @@ bool unknown_command(int argc, char** argv) {
 
 int run(int argc, char** argv) {
   CLI::App app{"shardplan: torchrec's embedding sharding planner, as a command-line tool", "shardplan"};
-  app.set_version_flag("--version", "shardplan " SHARDPLAN_VERSION, "print the version and exit");
+  app.set_version_flag("-V,--version", "shardplan " SHARDPLAN_VERSION, "print the version and exit");
   app.require_subcommand(1);
   app.footer(footer());
   std::map<const CLI::App*, shardplan::app::CommandRun> runs;
@@ -46,7 +47,19 @@ int run(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.description));
     runs[sub] = c.setup(*sub);
   }
+  shardplan::app::add_number_checks(app);
+  if (argc < 2) {
+    // A bare call is a usage error, answered with the usage.
+    std::cerr << app.get_formatter()->make_help(&app, "shardplan", CLI::AppFormatMode::Normal);
+    return static_cast<int>(ExitCode::kBadInput);
+  }
   if (unknown_command(argc, argv)) return static_cast<int>(ExitCode::kBadInput);
+  if (argv[1][0] == '-') {
+    shardplan::app::check_flag_names(app, "shardplan", {argv[1]});
+  } else {
+    const std::vector<std::string> words(argv + 2, argv + argc);
+    shardplan::app::check_flag_names(*app.get_subcommand(argv[1]), std::string("shardplan ") + argv[1], words);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

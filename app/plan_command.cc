@@ -7,11 +7,13 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 #include "common/phase_times.h"
 #include "common/stream_write.h"
 #include "input_options.h"
 #include "output.h"
+#include "output/plan_report.h"
 #include "output/run_outputs.h"
 #include "common/thread_pool.h"
 #include "output/failure_text.h"
@@ -26,6 +28,7 @@ struct PlanOptions {
   InputOptions inputs;
   PlannerOverrides overrides;
   std::string output;
+  std::string report;  // HTML picture of the plan, when set
   std::string stats = "text";
   int threads = 0;  // 0 = hardware concurrency
   bool timings = false;
@@ -65,6 +68,9 @@ int run(const PlanOptions& options) {
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
   write_output(options.output, outputs.plan);
+  if (!options.report.empty())
+    write_file_atomically(options.report,
+                          render_plan_report_html(plan_picture(nlohmann::json::parse(outputs.plan))));
   phases.mark("write the statistics and the plan");
   if (options.timings) print_timings(phases);
   return static_cast<int>(ExitCode::kOk);
@@ -77,6 +83,9 @@ CommandRun setup_plan(CLI::App& sub) {
   add_input_options(sub, options->inputs);
   add_planner_overrides(sub, options->overrides);
   sub.add_option("-o,--output", options->output, "write the plan file here (default: stdout)")->type_name("FILE");
+  sub.add_option("--report", options->report,
+                 "also write a picture of the plan as one self-contained HTML page (per-rank HBM, DDR, perf)")
+      ->type_name("FILE");
   sub.add_option("--stats", options->stats, "EmbeddingStats to stderr: text (default), json or none")
       ->type_name("FORMAT");
   sub.add_option("--threads", options->threads,

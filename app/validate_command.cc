@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "common/error.h"
 #include "config/loader.h"
+#include "stdin_input.h"
 
 namespace shardplan::app {
 
@@ -25,8 +26,9 @@ int run(const ValidateOptions& options) {
   std::vector<Diagnostic> problems;
   for (const auto& file : options.files) {
     try {
-      InputKind kind = validate_file(file, forced);
-      std::cout << file << ": ok (" << name_of(kInputKindNames, kind) << ")\n";
+      // "-" is stdin; JSON is read as YAML there, which it is, with the same positions.
+      InputKind kind = file == "-" ? validate_text(kStdinName, read_stdin(), forced) : validate_file(file, forced);
+      std::cout << (file == "-" ? kStdinName : file) << ": ok (" << name_of(kInputKindNames, kind) << ")\n";
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
@@ -39,7 +41,7 @@ int run(const ValidateOptions& options) {
 
 CommandRun setup_validate(CLI::App& sub) {
   auto options = std::make_shared<ValidateOptions>();
-  sub.add_option("files", options->files, "input files (YAML or JSON)")->required()->type_name("FILE");
+  sub.add_option("files", options->files, "input files (YAML or JSON; - for stdin)")->required()->type_name("FILE");
   sub.add_option("--kind", options->kind, "what the files hold: model, topology, planner or case (default: "
                                           "recognised from the top-level keys)")
       ->type_name("KIND");

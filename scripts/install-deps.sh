@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# Installs the Debian packages shardplan builds with, only those that are missing.
+# Installs the Debian packages shardplan builds with and README's commands use,
+# only those that are missing. Works as root, or as a user through sudo; without
+# either it says what to run and stops.
 set -euo pipefail
 
-packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2)
+packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: every package is installed (${packages[*]})"
   exit 0
 fi
-echo "installing: ${missing[*]}" >&2
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-"${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install-deps: these Debian packages are missing: ${missing[*]}" >&2
+    echo "install-deps: this user is not root and sudo is not installed, so they cannot be installed from here." >&2
+    echo "install-deps: as root, run:  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
+    echo "install-deps: then run this script again." >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}${as_root:+ (through sudo)}"
+"${as_root[@]}" apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"

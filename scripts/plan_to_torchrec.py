@@ -10,6 +10,8 @@ Usage from the shell (prints the plan torchrec would use):
     python3 scripts/plan_to_torchrec.py plan.json
 
 Needs only the standard library and torchrec (imported when the plan is built).
+Debian does not package torchrec; in a virtual environment: pip install torch torchrec
+(https://pytorch.org/torchrec/).
 """
 
 import json
@@ -93,7 +95,15 @@ def main(argv):
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return 0 if len(argv) == 2 else 2
-    print(load_sharding_plan(argv[1]))
+    try:
+        print(load_sharding_plan(argv[1]))
+    except ModuleNotFoundError as e:
+        if not (e.name or "").startswith(("torch", "fbgemm")):
+            raise
+        print(f"plan_to_torchrec: {e.name} is not installed; torchrec is not packaged by Debian,\n"
+              "in a virtual environment run:  pip install torch torchrec  "
+              "(https://pytorch.org/torchrec/)", file=sys.stderr)
+        return 3
     return 0
 
 

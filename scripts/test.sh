@@ -4,6 +4,9 @@
 # folder they are skipped loudly, and under CI=true its absence is a failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ ! -d ../shared/cases ]; then
+  echo "*** ../shared/cases not found: the parity tests will be listed as Skipped${CI:+ (CI=true: they fail)} ***"
+fi
 scripts/build.sh
 cd build
 ctest --output-on-failure -j"$(nproc)" "$@"

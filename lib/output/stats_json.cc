@@ -72,11 +72,13 @@ nlohmann::ordered_json render_stats_json(const StatsReport& r) {
         max_json(r.max_bwd_comms), "max_prefetch_compute", max_json(r.max_prefetch_compute), "sum_of_maxima",
         r.sum_of_maxima);
     out["hbm"] = json_object("sparse_max", hbm_json(r.sparse_max_hbm), "sparse_min", hbm_json(r.sparse_min_hbm),
-                             "max", hbm_json(r.max_hbm), "min", hbm_json(r.min_hbm), "mean", hbm_json(r.mean_hbm),
+                             "max", hbm_json(r.max_hbm), "min", hbm_json(r.min_hbm), "mean", json_object("bytes", r.mean_hbm.bytes),
                              "low_median", hbm_json(r.low_median_hbm), "high_median", hbm_json(r.high_median_hbm),
                              "max_over_mean_pct", r.hbm_delta_pct, "top", r.top_hbm);
     Json tiers = Json::array();
-    for (const auto& t : r.peak_tiers) tiers.push_back(json_object("bytes", t.bytes, "ranks", t.ranks));
+    // The ranks really at each tier, not torchrec's positions in a shortened list; the
+    // mean is no rank's figure, so it has no ranks (torchrec's text lists those within 1 MB).
+    for (const auto& t : r.peak_tiers) tiers.push_back(json_object("bytes", t.bytes, "ranks", t.actual_ranks));
     out["hbm"]["peak_tiers"] = std::move(tiers);
     out["critical_path"] = json_object("comms", r.critical_path_comms, "compute", r.critical_path_compute, "total",
                                        r.critical_path_comms + r.critical_path_compute);

@@ -296,19 +296,27 @@ void fill_maxima(const StatsInput& in, StatsReport& report) {
 
   report.top_hbm = max_used;
   std::vector<std::int64_t> remaining = used_hbm;
+  std::vector<int> remaining_ranks(used_hbm.size());
+  for (std::size_t i = 0; i < remaining_ranks.size(); ++i) remaining_ranks[i] = static_cast<int>(i);
   for (std::size_t tier = 0; tier < kNumPeakTiers && !remaining.empty(); ++tier) {
     std::int64_t top = max_of(remaining);
     PeakTier t;
     t.bytes = top;
     std::vector<std::int64_t> rest;
+    std::vector<int> rest_ranks;
     for (std::size_t i = 0; i < remaining.size(); ++i) {
-      if (within_one_mb(static_cast<double>(remaining[i]), static_cast<double>(top)))
+      if (within_one_mb(static_cast<double>(remaining[i]), static_cast<double>(top))) {
+        // torchrec numbers a tier's ranks by their position in the shortened list.
         t.ranks.push_back(static_cast<int>(i));
-      else
+        t.actual_ranks.push_back(remaining_ranks[i]);
+      } else {
         rest.push_back(remaining[i]);
+        rest_ranks.push_back(remaining_ranks[i]);
+      }
     }
     report.peak_tiers.push_back(std::move(t));
     remaining = std::move(rest);
+    remaining_ranks = std::move(rest_ranks);
   }
 }
 

@@ -100,7 +100,8 @@ struct HbmStat {
 // tier by position among the ranks left after removing the higher tiers; kept.
 struct PeakTier {
   std::int64_t bytes = 0;
-  std::vector<int> ranks;
+  std::vector<int> ranks;  // as torchrec prints them: positions among the ranks left after the tiers above
+  std::vector<int> actual_ranks;  // the ranks whose HBM use is at this tier (for our JSON)
 };
 
 struct TopHbmTable {

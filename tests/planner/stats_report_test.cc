@@ -132,6 +132,7 @@ TEST_CASE("stats report of a hand-worked two-rank plan", "[stats]") {
   REQUIRE(r.peak_tiers.size() == 2);
   CHECK(r.peak_tiers[1].bytes == 100 * mib);
   CHECK(r.peak_tiers[1].ranks == std::vector<int>{0});
+  CHECK(r.peak_tiers[1].actual_ranks == std::vector<int>{1});
   CHECK(r.top_perf_tables == std::vector<std::string>{"a"});
   REQUIRE(r.top_hbm_tables.size() == 1);
   CHECK(r.top_hbm_tables[0].name == "a");
@@ -141,6 +142,43 @@ TEST_CASE("stats report of a hand-worked two-rank plan", "[stats]") {
   auto json = render_stats_json(r);
   CHECK(json.at("ranks").at(0).at("used_hbm") == 300 * mib);
   CHECK(json.at("top_perf_tables").at(0) == "a");
+}
+
+TEST_CASE("stats json: each peak tier names the ranks really at it, the mean names none", "[stats]") {
+  const std::int64_t mib = 1024 * 1024;
+  // HBM use per rank: 100, 400, 250, 400 MiB. Tiers: 400 on ranks 1 and 3, 250 on rank 2,
+  // 100 on rank 0. torchrec's text numbers the later tiers by position in the shortened
+  // list (250 -> [1], 100 -> [0]); our JSON gives the real ranks.
+  std::vector<ShardingOption> plan{tw_table("a", 0, 100 * mib, 1.0), tw_table("b", 1, 400 * mib, 1.0),
+                                   tw_table("c", 2, 250 * mib, 1.0), tw_table("d", 3, 400 * mib, 1.0)};
+  Topology topo;
+  topo.world_size = 4;
+  topo.local_world_size = 4;
+  for (int rank = 0; rank < 4; ++rank) topo.devices.push_back({rank, Storage{1000 * mib, 0}, {}});
+  ReservationResult res;
+  res.policy = ReservationPolicy::kFixedPercentage;
+  res.percentage = 0.5;
+  StatsInput in;
+  in.plan = &plan;
+  in.topology = &topo;
+  in.reservation = &res;
+  in.debug = true;
+  StatsReport r = compute_stats_report(in);
+  REQUIRE(r.peak_tiers.size() == 3);
+  CHECK(r.peak_tiers[1].ranks == std::vector<int>{1});  // torchrec's text
+  CHECK(r.peak_tiers[2].ranks == std::vector<int>{0});
+
+  auto json = render_stats_json(r);
+  const auto& tiers = json.at("hbm").at("peak_tiers");
+  REQUIRE(tiers.size() == 3);
+  CHECK(tiers.at(0).at("bytes") == 400 * mib);
+  CHECK(tiers.at(0).at("ranks") == std::vector<int>{1, 3});
+  CHECK(tiers.at(1).at("bytes") == 250 * mib);
+  CHECK(tiers.at(1).at("ranks") == std::vector<int>{2});
+  CHECK(tiers.at(2).at("bytes") == 100 * mib);
+  CHECK(tiers.at(2).at("ranks") == std::vector<int>{0});
+  CHECK(json.at("hbm").at("mean").at("bytes") == 1150 * mib / 4);
+  CHECK_FALSE(json.at("hbm").at("mean").contains("ranks"));
 }
 
 }  // namespace shardplan

@@ -24,8 +24,20 @@ std::optional<std::string> cases_dir() {
   }
   WARN("\n*** ../shared/cases not found (" << dir.string()
                                            << "): PARITY TESTS SKIPPED ***\n");
+  note_parity_skipped();
   return std::nullopt;
 }
+
+namespace {
+bool& parity_skipped_flag() {
+  static bool skipped = false;
+  return skipped;
+}
+}  // namespace
+
+void note_parity_skipped() { parity_skipped_flag() = true; }
+
+bool parity_skipped() { return parity_skipped_flag(); }
 
 std::vector<GoldenCase> golden_cases(bool include_scale) {
   std::vector<GoldenCase> out;

@@ -23,6 +23,14 @@ struct GoldenCase {
 // absent directory FAILs the calling test; otherwise a loud WARN is printed.
 std::optional<std::string> cases_dir();
 
+// Records that this run skipped a parity check for lack of ../shared/cases (or another
+// optional input); the test binary then exits with $SHARDPLAN_SKIP_RETURN_CODE when set
+// and nothing failed, so CTest lists the test as "Skipped" rather than "Passed".
+void note_parity_skipped();
+
+// Whether note_parity_skipped() was called in this run.
+bool parity_skipped();
+
 // Every case-*.json with a golden beside it under cases_dir() (sorted by name);
 // `include_scale` adds those of cases_dir()/scale that have goldens.
 std::vector<GoldenCase> golden_cases(bool include_scale = false);

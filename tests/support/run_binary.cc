@@ -17,11 +17,11 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
-RunResult run_shardplan(const std::string& args) {
+RunResult run_shardplan_with_stdin(const std::string& args, const std::string& stdin_path) {
   std::string out = scratch_prefix() + "run.out";
   std::string err = scratch_prefix() + "run.err";
-  std::string command =
-      std::string("'") + SHARDPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  std::string command = std::string("'") + SHARDPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "' <'" +
+                        stdin_path + "'";
   int status = std::system(command.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -29,5 +29,7 @@ RunResult run_shardplan(const std::string& args) {
   r.err = slurp(err);
   return r;
 }
+
+RunResult run_shardplan(const std::string& args) { return run_shardplan_with_stdin(args, "/dev/null"); }
 
 }  // namespace shardplan::testing

@@ -15,6 +15,9 @@ struct RunResult {
 // captures its exit code, stdout and stderr.
 RunResult run_shardplan(const std::string& args);
 
+// run_shardplan with stdin read from the file `stdin_path`.
+RunResult run_shardplan_with_stdin(const std::string& args, const std::string& stdin_path);
+
 // A file's whole content ("" when it does not exist).
 std::string slurp(const std::string& path);
 

@@ -257,7 +257,7 @@ TEST_CASE("partitioners place the scale goldens' plans like torchrec", "[partiti
     else FAIL_CHECK(c.name << " [" << to_string(partitioner_config.type) << "]: " << difference);
   }
   WARN("partitioner parity (scale): " << matched << "/" << compared << " cases match");
-  CHECK(compared > 0);
+  if (!testing::parity_skipped()) CHECK(compared > 0);
 }
 
 TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitioner][parity]") {
