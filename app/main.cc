@@ -5,8 +5,10 @@
 #include <map>
 
 #include "commands.h"
+#include "common/diagnostic_list.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "config/limits.h"
 
 namespace {
 
@@ -65,7 +67,7 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const shardplan::InputError& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.format() << "\n";
+    shardplan::print_diagnostics(std::cerr, e.diagnostics(), shardplan::kMaxDiagnosticsPrinted);
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const std::exception& e) {
     // Not the user's fault, but still no stack trace: say what broke.
