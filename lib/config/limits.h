@@ -38,6 +38,8 @@ inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;
 inline constexpr std::int64_t kMaxDenseParameters = std::int64_t{1} << 48;
 // memory_balanced's max_search_count: each search step runs the partitioner again.
 inline constexpr std::int64_t kMaxSearchCount = 1'000;
+// The heuristical reservation's parameter_multiplier (torchrec's default is 6).
+inline constexpr double kMaxParameterMultiplier = 1'000.0;
 // Diagnostics printed for one run; the rest are counted ("... and N more").
 inline constexpr std::size_t kMaxDiagnosticsPrinted = 50;
 

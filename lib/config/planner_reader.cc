@@ -46,7 +46,7 @@ void read_reservation(NodeReader& r, const Node& node, const std::string& path, 
     assign(out.percentage, value);
   });
   with_field(r, node, path, "parameter_multiplier", [&](const Node& n, const std::string& p) {
-    assign(out.parameter_multiplier, r.number(n, p, Range::kNonNegative));
+    assign(out.parameter_multiplier, at_most(r, n, p, r.number(n, p, Range::kNonNegative), kMaxParameterMultiplier));
   });
   with_field(r, node, path, "dense_tensor_estimate", [&](const Node& n, const std::string& p) {
     if (n.IsNull()) return;  // written out as null: "use the estimate from dense.parameters"
