@@ -47,6 +47,7 @@ void check_nesting(const std::string& file, std::string_view text) {
     }
     if (quote) {
       if (c == '\\' && quote == '"') ++i;
+      else if (c == '\'' && quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' is a quote
       else if (c == quote) quote = 0;
       continue;
     }

@@ -255,8 +255,9 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
         shards.push_back(std::move(shard));
       }
     } catch (const ShardLayoutError& e) {
-      // torchrec re-raises its ZeroDivisionError with the table's context.
-      throw ShardLayoutError("Failed to calculate sharding plan: " + std::string(e.what()) +
+      // torchrec re-raises its ZeroDivisionError with the table's context; a
+      // planning outcome naming the table (exit 1), not an internal error.
+      throw EnumerationError(table.name, "Failed to calculate sharding plan: " + std::string(e.what()) +
                              " Context: table_name='" + table.name + "', module_path='" +
                              module.path + "', sharding_type='" + type_name + "'");
     }
