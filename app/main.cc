@@ -72,6 +72,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Not the user's fault, but still no stack trace: say what broke.
     std::cerr << "error: internal error: " << e.what() << "\n";
-    return static_cast<int>(ExitCode::kBadInput);
+    return static_cast<int>(ExitCode::kInternal);
   }
 }
