@@ -5,9 +5,11 @@
 #include <map>
 
 #include "commands.h"
+#include "common/diagnostic_list.h"
 #include "common/error.h"
 #include "common/names.h"
 #include "flag_checks.h"
+#include "config/limits.h"
 
 namespace {
 
@@ -78,11 +80,11 @@ int main(int argc, char** argv) {
   try {
     return run(argc, argv);
   } catch (const shardplan::InputError& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << "error: " << d.format() << "\n";
+    shardplan::print_diagnostics(std::cerr, e.diagnostics(), shardplan::kMaxDiagnosticsPrinted);
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const std::exception& e) {
     // Not the user's fault, but still no stack trace: say what broke.
     std::cerr << "error: internal error: " << e.what() << "\n";
-    return static_cast<int>(ExitCode::kBadInput);
+    return static_cast<int>(ExitCode::kInternal);
   }
 }

@@ -13,6 +13,7 @@ enum class ExitCode : int {
   kOk = 0,
   kNoFeasiblePlan = 1,  // also: a regression found by `diff`
   kBadInput = 2,        // bad input file or bad command-line usage
+  kInternal = 3,        // a bug in shardplan ("internal error"), never the input's fault
 };
 
 // A position in an input file; line and col are 1-based, 0 when unknown.

@@ -7,7 +7,9 @@
 #include <yaml-cpp/depthguard.h>
 
 #include "common/error.h"
+#include "config/document_bounds.h"
 #include "config/json_tree.h"
+#include "config/limits.h"
 
 namespace shardplan {
 
@@ -45,6 +47,7 @@ void check_nesting(const std::string& file, std::string_view text) {
     }
     if (quote) {
       if (c == '\\' && quote == '"') ++i;
+      else if (c == '\'' && quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' is a quote
       else if (c == quote) quote = 0;
       continue;
     }
@@ -65,10 +68,19 @@ void check_nesting(const std::string& file, std::string_view text) {
   }
 }
 
+[[noreturn]] void throw_too_large(const std::string& file, std::uintmax_t bytes) {
+  throw InputError(SourcePos{file, 0, 0}, "",
+                   "the file has " + std::to_string(bytes) + " bytes; expected at most " +
+                       std::to_string(kMaxInputFileBytes) + " (shardplan's limit)");
+}
+
 }  // namespace
 
 Document parse_document(const std::string& file, std::string_view text, Positions positions) {
+  if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes)) throw_too_large(file, text.size());
   check_nesting(file, text);
+  if (is_json_file(file)) check_json_bounds(file, text);
+  else check_yaml_bounds(file, text);
   Document doc{file, {}, true};
   if (is_json_file(file)) {
     std::optional<JsonSyntaxError> error;
@@ -101,6 +113,8 @@ Document read_document(const std::string& path, Positions positions) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected an input file");
+  if (auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > static_cast<std::uintmax_t>(kMaxInputFileBytes))
+    throw_too_large(path, bytes);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(SourcePos{path, 0, 0}, "", "cannot open the file (missing or not readable)");
   std::ostringstream buffer;

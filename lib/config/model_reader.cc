@@ -5,6 +5,7 @@
 #include <set>
 
 #include "config/known_keys.h"
+#include "config/limits.h"
 #include "config/section_readers.h"
 
 namespace shardplan {
@@ -22,19 +23,23 @@ TableConfig read_table(NodeReader& r, const Node& node, const std::string& path)
   r.check_keys(node, path, known_keys("table"));
   if (Node n = r.field(node, path, "name", true); n.IsDefined()) assign(table.name, r.string(n, join_key(path, "name")));
   if (Node n = r.field(node, path, "num_embeddings", true); n.IsDefined())
-    assign(table.num_embeddings, r.integer(n, join_key(path, "num_embeddings"), Range::kPositive));
+    assign(table.num_embeddings, at_most(r, n, join_key(path, "num_embeddings"),
+                                         r.integer(n, join_key(path, "num_embeddings"), Range::kPositive), kMaxNumEmbeddings));
   if (Node n = r.field(node, path, "embedding_dim", true); n.IsDefined())
-    assign(table.embedding_dim, r.integer(n, join_key(path, "embedding_dim"), Range::kPositive));
+    assign(table.embedding_dim, at_most(r, n, join_key(path, "embedding_dim"),
+                                        r.integer(n, join_key(path, "embedding_dim"), Range::kPositive), kMaxEmbeddingDim));
   with_field(r, node, path, "data_type", [&](const Node& n, const std::string& p) {
     assign(table.data_type, r.name(n, p, "data type", kDataTypeNames));
   });
   with_field(r, node, path, "feature_names", [&](const Node& n, const std::string& p) {
+    if (!check_list_length(r, n, p, kMaxFeaturesPerTable)) return;
     // An empty list is "not given" (torchrec): the default [<name>] below.
     assign(table.feature_names, r.list<std::string>(n, p, false, [&](const Node& e, const std::string& ep) {
       return read_string(r, e, ep);
     }));
   });
   if (table.feature_names.empty() && !table.name.empty()) table.feature_names = {table.name};
+  check_table_elements(r, node, path, table);
   return table;
 }
 
@@ -53,7 +58,7 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
       r.report(n, tables_path, "expected a list of tables, found " + NodeReader::describe(n));
     } else if (n.size() == 0) {
       r.report(n, tables_path, "expected at least one table");
-    } else {
+    } else if (check_list_length(r, n, tables_path, kMaxTables)) {
       for (std::size_t i = 0; i < n.size(); ++i) module.tables.push_back(read_table(r, n[i], join_index(tables_path, i)));
     }
   }
@@ -132,7 +137,7 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
   with_field(r, node, path, "pooling_factors", [&](const Node& n, const std::string& p) {
     // [] reaches the per-feature check, which says what torchrec would do with it.
     auto values = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
-      return r.number(e, ep, Range::kNonNegative);
+      return at_most(r, e, ep, r.number(e, ep, Range::kNonNegative), kMaxPoolingFactor);
     });
     if (values) {  // only a well-formed list gets its length checked
       lists.pooling_factors = n;
@@ -144,12 +149,12 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
     // torchrec takes 0.0 as it is (no input of that feature is pooled), and []
     // as "not given" (shard_estimators.py tests the list for truthiness).
     c.num_poolings = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
-      return r.number(e, ep, Range::kNonNegative);
+      return at_most(r, e, ep, r.number(e, ep, Range::kNonNegative), kMaxPoolingFactor);
     });
   });
   with_field(r, node, path, "batch_sizes", [&](const Node& n, const std::string& p) {
     c.batch_sizes = r.list<std::int64_t>(n, p, false, [&](const Node& e, const std::string& ep) {
-      return r.integer(e, ep, Range::kPositive);
+      return at_most(r, e, ep, r.integer(e, ep, Range::kPositive), kMaxBatchSize);
     });
   });
   with_field(r, node, path, "is_weighted", [&](const Node& n, const std::string& p) {
@@ -303,7 +308,7 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
   with_field(r, node, path, "batch_size", [&](const Node& n, const std::string& p) {
     // 0 is "not given" in torchrec (planners.py: `batch_size if batch_size else
     // BATCH_SIZE`), so the default stays.
-    auto value = r.integer(n, p, Range::kNonNegative);
+    auto value = at_most(r, n, p, r.integer(n, p, Range::kNonNegative), kMaxBatchSize);
     if (value && *value > 0) model.batch_size = *value;
   });
   if (Node n = r.field(node, path, "modules", true); n.IsDefined()) {
@@ -312,16 +317,17 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
       r.report(n, mpath, "expected a list of modules, found " + NodeReader::describe(n));
     } else if (n.size() == 0) {
       r.report(n, mpath, "expected at least one module");
-    } else {
+    } else if (check_list_length(r, n, mpath, kMaxTables)) {
       for (std::size_t i = 0; i < n.size(); ++i) model.modules.push_back(read_module(r, n[i], join_index(mpath, i)));
     }
   }
+  check_model_size(r, model, path);
   check_unique_names(r, model, path);
   with_field(r, node, path, "dense", [&](const Node& n, const std::string& p) {
     if (!r.expect_map(n, p)) return;
     r.check_keys(n, p, known_keys("dense"));
     with_field(r, n, p, "parameters", [&](const Node& v, const std::string& vp) {
-      assign(model.dense.parameters, r.integer(v, vp, Range::kNonNegative));
+      assign(model.dense.parameters, at_most(r, v, vp, r.integer(v, vp, Range::kNonNegative), kMaxDenseParameters));
     });
     with_field(r, n, p, "data_type", [&](const Node& v, const std::string& vp) {
       assign(model.dense.data_type, r.name(v, vp, "data type", kDataTypeNames));

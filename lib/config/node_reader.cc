@@ -8,6 +8,9 @@
 #include <tuple>
 
 #include "common/units.h"
+#include "common/utf8.h"
+
+#include <fmt/format.h>
 
 namespace shardplan {
 
@@ -196,6 +199,12 @@ std::optional<std::string> NodeReader::string(const YAML::Node& node, const std:
   }
   if (non_empty && node.Scalar().empty()) {
     report(node, path, "expected a non-empty string");
+    return std::nullopt;
+  }
+  // Names reach the JSON output, which is UTF-8: refused here rather than escaped.
+  if (auto bad = first_invalid_utf8(node.Scalar())) {
+    report(node, path, "expected UTF-8 text, found the byte 0x" + fmt::format("{:02X}", static_cast<unsigned char>(node.Scalar()[*bad])) +
+                           " at byte " + std::to_string(*bad + 1) + " of the string");
     return std::nullopt;
   }
   return node.Scalar();

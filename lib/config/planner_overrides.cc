@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/units.h"
+#include "config/limits.h"
 #include "config/planner_names.h"
 
 namespace shardplan {
@@ -20,6 +21,7 @@ std::int64_t checked_size(const std::string& flag, const std::string& text) {
   if (!bytes || *bytes < 0)
     throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
                                             (error.empty() ? "" : " (" + error + ")"));
+  if (*bytes > kMaxBytes) throw InputError(SourcePos{}, flag, past_limit_message(kMaxBytes, "'" + text + "'"));
   return *bytes;
 }
 
@@ -33,7 +35,7 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
     p.storage_reservation.policy =
         checked_name(kReservationPolicyNames, "--storage-reservation", o.storage_reservation);
   if (o.reservation_percentage) {
-    if (*o.reservation_percentage < 0 || *o.reservation_percentage > 1)
+    if (!(*o.reservation_percentage >= 0 && *o.reservation_percentage <= 1))  // NaN too
       throw InputError(SourcePos{}, "--reservation-percentage",
                        "expected a number in [0, 1], found " + std::to_string(*o.reservation_percentage));
     p.storage_reservation.percentage = *o.reservation_percentage;
@@ -60,12 +62,16 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
   if (o.batch_size) {
     if (*o.batch_size <= 0)
       throw InputError(SourcePos{}, "--batch-size", "expected a positive integer, found " + std::to_string(*o.batch_size));
+    if (*o.batch_size > kMaxBatchSize)
+      throw InputError(SourcePos{}, "--batch-size", past_limit_message(kMaxBatchSize, std::to_string(*o.batch_size)));
     input.model.batch_size = *o.batch_size;
   }
   TopologyConfig& t = input.topology;
   if (o.world_size) {
     if (*o.world_size <= 0)
       throw InputError(SourcePos{}, "--world-size", "expected a positive integer, found " + std::to_string(*o.world_size));
+    if (*o.world_size > kMaxWorldSize)
+      throw InputError(SourcePos{}, "--world-size", past_limit_message(kMaxWorldSize, std::to_string(*o.world_size)));
     t.world_size = *o.world_size;
     if (t.custom_hbm_cap && static_cast<std::int64_t>(t.custom_hbm_cap->size()) != t.world_size)
       throw InputError(SourcePos{}, "--world-size", "the topology's custom.hbm_cap has " +
@@ -82,6 +88,9 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
   if (o.local_world_size && *o.local_world_size < 0)
     throw InputError(SourcePos{}, "--local-world-size",
                      "expected 0 or more, found " + std::to_string(*o.local_world_size));
+  if (o.local_world_size && *o.local_world_size > kMaxWorldSize)
+    throw InputError(SourcePos{}, "--local-world-size",
+                     past_limit_message(kMaxWorldSize, std::to_string(*o.local_world_size)));
   if (!o.hbm_cap.empty()) t.hbm_cap = checked_size("--hbm-cap", o.hbm_cap);
   if (!o.ddr_cap.empty()) t.ddr_cap = checked_size("--ddr-cap", o.ddr_cap);
 }

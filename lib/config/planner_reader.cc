@@ -1,5 +1,6 @@
 // The planner options section: proposers, partitioner, storage reservation.
 #include "config/known_keys.h"
+#include "config/limits.h"
 #include "config/planner_names.h"
 #include "config/section_readers.h"
 
@@ -22,7 +23,7 @@ void read_partitioner(NodeReader& r, const Node& node, const std::string& path, 
     assign(out.balance_modules, r.boolean(n, p));
   });
   with_field(r, node, path, "max_search_count", [&](const Node& n, const std::string& p) {
-    assign(out.max_search_count, r.integer(n, p, Range::kPositive));
+    assign(out.max_search_count, at_most(r, n, p, r.integer(n, p, Range::kPositive), kMaxSearchCount));
   });
   with_field(r, node, path, "tolerance", [&](const Node& n, const std::string& p) {
     assign(out.tolerance, r.number(n, p, Range::kNonNegative));
@@ -45,11 +46,11 @@ void read_reservation(NodeReader& r, const Node& node, const std::string& path, 
     assign(out.percentage, value);
   });
   with_field(r, node, path, "parameter_multiplier", [&](const Node& n, const std::string& p) {
-    assign(out.parameter_multiplier, r.number(n, p, Range::kNonNegative));
+    assign(out.parameter_multiplier, at_most(r, n, p, r.number(n, p, Range::kNonNegative), kMaxParameterMultiplier));
   });
   with_field(r, node, path, "dense_tensor_estimate", [&](const Node& n, const std::string& p) {
     if (n.IsNull()) return;  // written out as null: "use the estimate from dense.parameters"
-    out.dense_tensor_estimate = r.size_bytes(n, p);
+    out.dense_tensor_estimate = at_most(r, n, p, r.size_bytes(n, p), kMaxBytes);
   });
 }
 

@@ -1,5 +1,6 @@
 // The topology section: world and host sizes, device, capacities, bandwidths.
 #include "config/known_keys.h"
+#include "config/limits.h"
 #include "config/section_readers.h"
 
 namespace shardplan {
@@ -14,7 +15,8 @@ void read_custom(NodeReader& r, const Node& node, const std::string& path, Topol
   r.check_keys(node, path, known_keys("custom"));
   auto read_caps = [&](std::string_view key, std::optional<std::vector<std::int64_t>>& out) {
     with_field(r, node, path, key, [&](const Node& n, const std::string& p) {
-      out = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) { return r.size_bytes(e, ep); });
+      out = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) { return at_most(r, e, ep, r.size_bytes(e, ep), kMaxBytes);
+      });
       if (out && topology.world_size > 0 && static_cast<std::int64_t>(out->size()) != topology.world_size) {
         r.report(n, p,
                  "expected " + std::to_string(topology.world_size) + " entries (one per rank, world_size), found " +
@@ -33,19 +35,24 @@ TopologyConfig read_topology(NodeReader& r, const Node& node, const std::string&
   if (!r.expect_map(node, path)) return topology;
   r.check_keys(node, path, known_keys("topology"));
   if (Node n = r.field(node, path, "world_size", true); n.IsDefined())
-    assign(topology.world_size, r.integer(n, join_key(path, "world_size"), Range::kPositive));
+    assign(topology.world_size, at_most(r, n, join_key(path, "world_size"),
+                                        r.integer(n, join_key(path, "world_size"), Range::kPositive), kMaxWorldSize));
   with_field(r, node, path, "local_world_size", [&](const Node& n, const std::string& p) {
     // torchrec's Topology takes any value: 0 means world_size, and one that does
     // not divide world_size (or exceeds it) gives world_size // local_world_size
     // hosts to the host-based sharding types (partitioners.py
     // GreedyPerfPartitioner._get_host_level_devices); the planner follows that.
-    topology.local_world_size = r.integer(n, p, Range::kNonNegative);
+    topology.local_world_size = at_most(r, n, p, r.integer(n, p, Range::kNonNegative), kMaxWorldSize);
   });
   with_field(r, node, path, "compute_device", [&](const Node& n, const std::string& p) {
     assign(topology.compute_device, r.name(n, p, "device", kComputeDeviceNames));
   });
-  with_field(r, node, path, "hbm_cap", [&](const Node& n, const std::string& p) { topology.hbm_cap = r.size_bytes(n, p); });
-  with_field(r, node, path, "ddr_cap", [&](const Node& n, const std::string& p) { topology.ddr_cap = r.size_bytes(n, p); });
+  with_field(r, node, path, "hbm_cap", [&](const Node& n, const std::string& p) {
+    topology.hbm_cap = at_most(r, n, p, r.size_bytes(n, p), kMaxBytes);
+  });
+  with_field(r, node, path, "ddr_cap", [&](const Node& n, const std::string& p) {
+    topology.ddr_cap = at_most(r, n, p, r.size_bytes(n, p), kMaxBytes);
+  });
   auto read_bw = [&](std::string_view key, std::optional<double>& out) {
     with_field(r, node, path, key, [&](const Node& n, const std::string& p) { out = r.bandwidth(n, p); });
   };

@@ -3,6 +3,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/error.h"
+
 namespace shardplan::kjt {
 
 std::int64_t element_bytes(Dtype dtype) {
@@ -22,7 +24,8 @@ bool is_integer(Dtype dtype) { return dtype == Dtype::kInt32 || dtype == Dtype::
 namespace {
 std::uint32_t checked_offset(std::size_t offset) {
   if (offset > std::numeric_limits<std::uint32_t>::max())
-    throw std::length_error("more than 4 GiB of values or weights on one rank");
+    // Offsets are 32-bit to halve the memory of 10^7-value inputs; a larger input is refused.
+    throw InputError(SourcePos{}, "inputs", "more than 4 GiB of values or weights on one rank (shardplan's limit)");
   return static_cast<std::uint32_t>(offset);
 }
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/checked_math.h"
+
 namespace shardplan::reservation {
 
 namespace {
@@ -63,7 +65,7 @@ std::int64_t kjt_bytes(const ModelConfig& model, std::int64_t multiplier) {
       for (std::size_t i = 0; i < n; ++i) batch_inputs += pooling[i] * static_cast<double>(batches[i]);
     }
   }
-  return static_cast<std::int64_t>(std::ceil(batch_inputs * kKjtElementBytes)) * multiplier;
+  return ceil_bytes_held(batch_inputs * kKjtElementBytes) * multiplier;  // held, never wrapped
 }
 
 void reserve_percentage(Topology& topology, double percent) {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "common/checked_math.h"
+
 namespace shardplan {
 
 namespace {
@@ -23,7 +25,8 @@ double sum_batch_outputs(const ShardIoRequest& r) {
   return total;
 }
 
-std::int64_t ceil_bytes(double bytes) { return static_cast<std::int64_t>(std::ceil(bytes)); }
+// Held, not wrapped, past any device (pooling factors x batch sizes x ranks can pass 2^63).
+std::int64_t ceil_bytes(double bytes) { return ceil_bytes_held(bytes); }
 
 bool is_empty(const ShardDims& size) {
   std::int64_t p = 1;

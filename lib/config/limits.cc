@@ -1,0 +1,67 @@
+#include "config/limits.h"
+
+#include <fmt/format.h>
+
+namespace shardplan {
+
+std::string past_limit_message(std::int64_t max, const std::string& found) {
+  return "expected at most " + std::to_string(max) + " (shardplan's limit), found " + found;
+}
+
+std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
+                                    std::optional<std::int64_t> value, std::int64_t max) {
+  if (!value || *value <= max) return value;
+  reader.report(node, path, past_limit_message(max, std::to_string(*value)));
+  return std::nullopt;
+}
+
+std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
+                              std::optional<double> value, double max) {
+  if (!value || *value <= max) return value;
+  reader.report(node, path, "expected at most " + fmt::format("{}", max) + " (shardplan's limit), found " + node.Scalar());
+  return std::nullopt;
+}
+
+bool check_list_length(NodeReader& reader, const YAML::Node& list, const std::string& path, std::int64_t max) {
+  if (!list.IsSequence() || static_cast<std::int64_t>(list.size()) <= max) return true;
+  reader.report(list, path,
+                "expected at most " + std::to_string(max) + " entries (shardplan's limit), found " +
+                    std::to_string(list.size()));
+  return false;
+}
+
+void check_table_elements(NodeReader& reader, const YAML::Node& table_node, const std::string& path,
+                          const TableConfig& table) {
+  // Both factors are within their own limits here, so the product fits in 64 bits.
+  if (table.num_embeddings <= 0 || table.embedding_dim <= 0) return;
+  const std::int64_t elements = table.num_embeddings * table.embedding_dim;
+  if (elements <= kMaxTableElements) return;
+  reader.report(table_node, path,
+                "num_embeddings x embedding_dim = " + std::to_string(elements) + " elements, expected at most " +
+                    std::to_string(kMaxTableElements) + " (shardplan's limit)");
+}
+
+void check_model_size(NodeReader& reader, const ModelConfig& model,
+                      const std::string& path) {
+  std::int64_t tables = 0;
+  std::int64_t elements = 0;
+  for (std::size_t m = 0; m < model.modules.size(); ++m) {
+    for (std::size_t t = 0; t < model.modules[m].tables.size(); ++t) {
+      const TableConfig& table = model.modules[m].tables[t];
+      if (++tables == kMaxTables + 1)
+        reader.report(table.pos, join_index(join_key(join_index(join_key(path, "modules"), m), "tables"), t),
+                      "more than " + std::to_string(kMaxTables) + " tables in the model (shardplan's limit)");
+      if (table.num_embeddings <= 0 || table.embedding_dim <= 0) continue;
+      const std::int64_t table_elements = table.num_embeddings * table.embedding_dim;
+      if (table_elements > kMaxTableElements || elements > kMaxModelElements) continue;  // reported already
+      elements += table_elements;
+      if (elements > kMaxModelElements)
+        reader.report(table.pos, join_index(join_key(join_index(join_key(path, "modules"), m), "tables"), t),
+                      "the model's tables up to this one hold " + std::to_string(elements) +
+                          " elements (num_embeddings x embedding_dim), expected at most " +
+                          std::to_string(kMaxModelElements) + " in all (shardplan's limit)");
+    }
+  }
+}
+
+}  // namespace shardplan

@@ -1,0 +1,67 @@
+// Bounds on what an input may ask for, so that a small file can make shardplan
+// neither work nor allocate without bound, and so that every size computed from
+// the input fits in 64 bits. Each bound is far above what real models use (the
+// reference cases reach 2e9 rows, dim 512, 512 ranks, batch 2048).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <yaml-cpp/yaml.h>
+
+#include "config/config.h"
+#include "config/node_reader.h"
+
+namespace shardplan {
+
+// An input file larger than this is refused before parsing (a 10 000-table model is ~3 MiB).
+inline constexpr std::int64_t kMaxInputFileBytes = std::int64_t{64} << 20;
+// YAML nodes in one file, counting each alias (*name) as the nodes it stands for.
+inline constexpr std::int64_t kMaxDocumentNodes = 4'000'000;
+// Tables in one model, and feature names of one table.
+inline constexpr std::int64_t kMaxTables = 100'000;
+inline constexpr std::int64_t kMaxFeaturesPerTable = 10'000;
+// Rows and columns of one table, and rows x columns of one table and of the whole model.
+inline constexpr std::int64_t kMaxNumEmbeddings = std::int64_t{1} << 40;
+inline constexpr std::int64_t kMaxEmbeddingDim = std::int64_t{1} << 16;
+inline constexpr std::int64_t kMaxTableElements = std::int64_t{1} << 48;
+inline constexpr std::int64_t kMaxModelElements = std::int64_t{1} << 50;
+// Ranks (world_size, local_world_size) and the batch size of one rank.
+inline constexpr std::int64_t kMaxWorldSize = std::int64_t{1} << 16;
+inline constexpr std::int64_t kMaxBatchSize = std::int64_t{1} << 20;
+// pooling_factors and num_poolings entries.
+inline constexpr double kMaxPoolingFactor = 1'048'576.0;
+// Bytes of one device (hbm_cap, ddr_cap) and of the dense part (1 PiB).
+inline constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;
+// Dense parameters.
+inline constexpr std::int64_t kMaxDenseParameters = std::int64_t{1} << 48;
+// memory_balanced's max_search_count: each search step runs the partitioner again.
+inline constexpr std::int64_t kMaxSearchCount = 1'000;
+// The heuristical reservation's parameter_multiplier (torchrec's default is 6).
+inline constexpr double kMaxParameterMultiplier = 1'000.0;
+// Diagnostics printed for one run; the rest are counted ("... and N more").
+inline constexpr std::size_t kMaxDiagnosticsPrinted = 50;
+
+// `value` when it is at most `max`; otherwise reports "expected at most <max>
+// (shardplan's limit), found <value>" at `node` and returns nullopt.
+std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
+                                    std::optional<std::int64_t> value, std::int64_t max);
+// The same for a number.
+std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
+                              std::optional<double> value, double max);
+
+// False (and reported) when `list` is a sequence of more than `max` entries.
+bool check_list_length(NodeReader& reader, const YAML::Node& list, const std::string& path, std::int64_t max);
+// Reports a table whose num_embeddings x embedding_dim passes kMaxTableElements.
+void check_table_elements(NodeReader& reader, const YAML::Node& table_node, const std::string& path,
+                          const TableConfig& table);
+// Reports a model of more than kMaxTables tables, or whose tables together pass
+// kMaxModelElements (at the table where the running total passes it).
+void check_model_size(NodeReader& reader, const ModelConfig& model,
+                      const std::string& path);
+
+// The message for a value past a limit: "expected at most 65536 (shardplan's limit), found 10000000".
+std::string past_limit_message(std::int64_t max, const std::string& found);
+
+}  // namespace shardplan
