@@ -19,20 +19,6 @@ bool is_json_file(const std::string& file) {
   return file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
 }
 
-// 1-based line and column of the byte at `offset` (0-based) in `text`.
-SourcePos position_of(const std::string& file, std::string_view text, std::size_t offset) {
-  SourcePos pos{file, 1, 1};
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++pos.line;
-      pos.col = 1;
-    } else {
-      ++pos.col;
-    }
-  }
-  return pos;
-}
-
 // Refuses flow nesting ([ and {) deeper than kMaxNestingDepth; quoted strings and
 // comments are skipped so brackets inside them do not count.
 void check_nesting(const std::string& file, std::string_view text) {
@@ -60,7 +46,7 @@ void check_nesting(const std::string& file, std::string_view text) {
       comment = true;
     } else if (c == '[' || c == '{') {
       if (++depth > kMaxNestingDepth)
-        throw InputError(position_of(file, text, i), "",
+        throw InputError(position_in_text(file, text, i), "",
                          "nesting deeper than " + std::to_string(kMaxNestingDepth) + " levels");
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
@@ -76,6 +62,20 @@ void check_nesting(const std::string& file, std::string_view text) {
 
 }  // namespace
 
+SourcePos position_in_text(const std::string& file, std::string_view text, std::size_t offset) {
+  SourcePos pos{file, 1, 1};
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.col = 1;
+    } else {
+      ++pos.col;
+    }
+  }
+  return pos;
+}
+
+
 Document parse_document(const std::string& file, std::string_view text, Positions positions) {
   if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes)) throw_too_large(file, text.size());
   check_nesting(file, text);
@@ -90,7 +90,7 @@ Document parse_document(const std::string& file, std::string_view text, Position
     } else {
       error = check_json(text);
     }
-    if (error) throw InputError(position_of(file, text, error->offset), "", "invalid JSON: " + error->message);
+    if (error) throw InputError(position_in_text(file, text, error->offset), "", "invalid JSON: " + error->message);
   }
   if (doc.has_positions) {
     try {

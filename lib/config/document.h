@@ -8,6 +8,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/error.h"
+
 namespace shardplan {
 
 // Deeper flow nesting than this is refused before parsing: no real input needs
@@ -25,6 +27,9 @@ struct Document {
 // faster, but the nodes have no positions, so a reader that finds a problem
 // must read the file again with kNeeded to report where it is.
 enum class Positions { kNeeded, kOptional };
+
+// 1-based line and column of the byte at `offset` (0-based) in `text`, which is `file`'s content.
+SourcePos position_in_text(const std::string& file, std::string_view text, std::size_t offset);
 
 // Reads and parses `path` (".json" = JSON, anything else YAML). Throws InputError
 // when the file cannot be read, is empty, or is not well-formed.

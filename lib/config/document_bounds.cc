@@ -10,6 +10,7 @@
 #include <yaml-cpp/parser.h>
 
 #include "common/error.h"
+#include "config/document.h"
 #include "config/limits.h"
 
 namespace shardplan {
@@ -93,19 +94,6 @@ class ExpandedNodeCounter : public YAML::EventHandler {
   std::map<YAML::anchor_t, std::int64_t> anchor_nodes_;
 };
 
-SourcePos position_at(const std::string& file, std::string_view text, std::size_t offset) {
-  SourcePos pos{file, 1, 1};
-  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++pos.line;
-      pos.col = 1;
-    } else {
-      ++pos.col;
-    }
-  }
-  return pos;
-}
-
 }  // namespace
 
 void check_yaml_bounds(const std::string& file, std::string_view text) {
@@ -139,7 +127,7 @@ void check_json_bounds(const std::string& file, std::string_view text) {
     if (c == '"') in_string = true;
     else if (c == ',' || c == ':' || c == '[' || c == '{') ++values;
     if (values > kMaxDocumentNodes)
-      throw InputError(position_at(file, text, i), "",
+      throw InputError(position_in_text(file, text, i), "",
                        "the file holds more than " + std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
   }
 }
