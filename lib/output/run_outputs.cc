@@ -14,13 +14,14 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
                               const Parallelism& parallelism, const std::string& plan_destination) {
   RunOutputs out;
   if (stats == StatsFormat::kSummary) {
-    // Our own lines: also for runs torchrec logs no statistics for.
-    const bool has_report = torchrec_logs_stats(run) && run.ok();
+    // Nothing for a failed run: its error text says what the summary would (the
+    // failure kind, the proposals tried) and scripts read its first line.
+    if (!run.ok()) return out;
+    // Our own lines: also for an empty plan, where torchrec logs no statistics.
+    const bool has_report = torchrec_logs_stats(run);
     const StatsReport report = has_report ? stats_report_of(run, input) : StatsReport{};
-    RunSummary summary = summarize_run(run, report, plan_destination);
-    if (!has_report) summary.max_rank_perf.reset();
-    out.stats = render_summary_text(summary);
-    if (run.ok()) out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
+    out.stats = render_summary_text(summarize_run(run, report, plan_destination));
+    out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
     return out;
   }
   // Only where torchrec logs EmbeddingStats (not for an empty plan, nor when it raises early).

@@ -65,10 +65,7 @@ RunSummary summarize_run(const PlanRun& run, const StatsReport& report, const st
 
 std::string render_summary_text(const RunSummary& s) {
   std::string out;
-  if (!s.has_plan) {
-    out += fmt::format("no plan: {} proposals tried on {} ranks ({})\n", s.num_proposals, s.world_size, s.compute_device);
-    return out;
-  }
+  if (!s.has_plan) return out;  // the error text explains a failed run
   out += fmt::format("plan: {} tables on {} ranks ({}); {} proposals tried, {} feasible\n", s.num_tables, s.world_size,
                      s.compute_device, s.num_proposals, s.num_plans);
   if (!s.table_kinds.empty()) {

@@ -53,8 +53,8 @@ struct RunSummary {
 // The summary of `run` from its stats report (`report` = stats_report_of(run, ...)).
 RunSummary summarize_run(const PlanRun& run, const StatsReport& report, const std::string& destination);
 
-// The summary as text lines of at most 100 columns (longer table names are not
-// shown: only counts and kinds are), each ending in "\n".
+// The summary as text lines of at most 100 columns (but for a long plan file name
+// on the last line), each ending in "\n"; "" for a run without a plan.
 std::string render_summary_text(const RunSummary& summary);
 
 }  // namespace shardplan

@@ -154,9 +154,16 @@ TEST_CASE("diff and show: a file that is not a plan is an error with the schema'
   RunResult not_plan = run_shardplan("diff " + base + " " + model);
   CHECK(not_plan.exit_code == 2);
   CHECK(not_plan.out.empty());
-  CHECK(not_plan.err == "error: " + model +
-                            ":1:1: schema: not a plan file: schemas/plan.schema.json requires \"schema\": "
-                            "\"shardplan.plan/v1\", found no \"schema\" key\n");
+  // Positioned at the document's first key (line 6 of the model, after its comments).
+  CHECK(std::regex_match(not_plan.err,
+                         std::regex("error: " + model +
+                                    R"(:\d+:1: schema: not a plan file: schemas/plan\.schema\.json requires )"
+                                    R"("schema": "shardplan\.plan/v1", found no "schema" key\n)")));
+  RunResult wrong = run_shardplan("show " + write_scratch("other.json", "{\"schema\": \"shardplan.enumerate/v1\"}"));
+  CHECK(wrong.exit_code == 2);
+  CHECK(wrong.err == "error: " + scratch_prefix() +
+                         "other.json:1:12: schema: not a plan file: schemas/plan.schema.json requires \"schema\": "
+                         "\"shardplan.plan/v1\", found \"shardplan.enumerate/v1\"\n");
   auto doc = plan_json(base);
   doc.erase("per_rank");
   doc["plan"]["sparse.ebc"]["t_user"]["sharding_type"] = "row_wize";
@@ -225,11 +232,16 @@ TEST_CASE("show: one row per table and per rank within 100 columns", "[app][show
 // in both snippets (they must agree) and runs it on two real plans.
 TEST_CASE("README: the CI gate command fails a regressed plan and passes an equal one", "[app][diff][readme]") {
   const std::string readme = slurp(kSource + "/README.md");
-  std::vector<std::string> gates;
+  std::vector<std::string> gates;  // the diff lines with --fail-on in ```yaml blocks
+  bool in_yaml = false;
   for (const auto& line : split_lines(readme)) {
+    if (line.rfind("```", 0) == 0) {
+      in_yaml = line == "```yaml";
+      continue;
+    }
     const auto at = line.find("shardplan diff main-plan.json plan.json");
-    if (at != std::string::npos && line.find("run:") != std::string::npos) gates.push_back(line.substr(at));
-    else if (at != std::string::npos && line.find("  - ") != std::string::npos) gates.push_back(line.substr(at));
+    if (in_yaml && at != std::string::npos && line.find("--fail-on") != std::string::npos)
+      gates.push_back(line.substr(at));
   }
   REQUIRE(gates.size() == 2);  // GitHub Actions and GitLab CI
   CHECK(gates[0] == gates[1]);

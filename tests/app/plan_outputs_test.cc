@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config_test_util.h"
+#include "support/json_schema.h"
 #include "support/run_binary.h"
 
 namespace shardplan::testing {
@@ -31,6 +32,17 @@ TEST_CASE("plan: the plan file records the tool version and a hash of the normal
   // --partitioner greedy is the quickstart's own choice: the same normalised inputs.
   CHECK(jb["shardplan"]["inputs_sha256"] == hash);
   CHECK(jc["shardplan"]["inputs_sha256"] != hash);
+
+  // schemas/plan.schema.json: the record is optional (older plans), checked when there.
+  const auto schema = load_schema("plan.schema.json");
+  CHECK(schema_errors(schema, ja).empty());
+  auto older = ja;
+  older.erase("shardplan");
+  CHECK(schema_errors(schema, older).empty());
+  auto bad = ja;
+  bad["shardplan"]["inputs_sha256"] = "not-a-hash";
+  bad["shardplan"]["by"] = "me";
+  CHECK(schema_errors(schema, bad).size() == 2);
 }
 
 TEST_CASE("plan --stats json: stderr is one JSON document, with the failure kind when the run fails", "[app][plan][stats]") {

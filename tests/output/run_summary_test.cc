@@ -80,8 +80,11 @@ void check_summary(const std::string& summary, const nlohmann::json& stats, cons
     const double used = ranks[top][used_key].get<double>(), ratio = ranks[top][ratio_key].get<double>();
     CHECK(std::abs(number(m, 1) - used / kGiBytes) <= 0.005);
     CHECK(std::stoul(m[2]) == top);
-    REQUIRE(ratio > 0);
-    CHECK(std::abs(number(m, 3) - used / ratio / kGiBytes) <= 0.006);
+    // Both example topologies give every rank the same capacity: the report's usable
+    // figures (rank 0's) are the top rank's too.
+    const double usable = stats["reservation"][hbm ? "usable_hbm" : "usable_ddr"].get<double>();
+    CHECK(std::abs(number(m, 3) - usable / kGiBytes) <= 0.005);
+    if (ratio > 0) CHECK(std::abs(used / ratio - usable) <= 1e-6 * usable);  // the same capacity
     CHECK(std::abs(number(m, 4) - ratio * 100) <= 0.05);
   }
   REQUIRE(at < lines.size());
@@ -125,13 +128,10 @@ TEST_CASE("plan: --stats torchrec and its old name text print EmbeddingStats", "
   CHECK(bad.err == "error: --stats: expected summary, torchrec, json, none or text, found 'yaml'\n");
 }
 
-TEST_CASE("plan: the summary of a failed run says so before the error", "[output][summary]") {
+TEST_CASE("plan: a failed run prints no summary, only its error", "[output][summary]") {
   RunResult r = run_shardplan("plan --config " + kSource + "/configs/examples/infeasible.yaml");
   CHECK(r.exit_code == 1);
-  const auto lines = split_lines(r.err);
-  REQUIRE(lines.size() >= 2);
-  CHECK(std::regex_match(lines[0], std::regex(R"(no plan: \d+ proposals tried on \d+ ranks \(\w+\))")));
-  CHECK(lines[1].rfind("error: no feasible plan", 0) == 0);
+  CHECK(r.err.rfind("error: no feasible plan (INSUFFICIENT_STORAGE, after ", 0) == 0);
 }
 
 }  // namespace
