@@ -20,6 +20,11 @@ Json name_json(const std::optional<Enum>& value) {
   return value ? Json(std::string(to_string(*value))) : Json(nullptr);
 }
 
+template <typename T>
+bool non_empty(const std::optional<std::vector<T>>& list) {
+  return list && !list->empty();
+}
+
 template <typename Enum>
 Json names_json(const std::vector<Enum>& values) {
   Json out = Json::array();
@@ -29,12 +34,15 @@ Json names_json(const std::vector<Enum>& values) {
 
 Json constraints_json(const ParameterConstraintsConfig& c) {
   Json j;
-  j["sharding_types"] = c.sharding_types ? names_json(*c.sharding_types) : Json(nullptr);
-  j["compute_kernels"] = c.compute_kernels ? names_json(*c.compute_kernels) : Json(nullptr);
-  j["min_partition"] = optional_json(c.min_partition);
+  // torchrec reads an empty list, and min_partition 0, as "not given" (enumerators.py
+  // `if not constraints.sharding_types`; sharding_plan.py `if column_wise_shard_dim`;
+  // shard_estimators.py `if constraints and constraints.num_poolings`): so do we here.
+  j["sharding_types"] = non_empty(c.sharding_types) ? names_json(*c.sharding_types) : Json(nullptr);
+  j["compute_kernels"] = non_empty(c.compute_kernels) ? names_json(*c.compute_kernels) : Json(nullptr);
+  j["min_partition"] = c.min_partition && *c.min_partition != 0 ? Json(*c.min_partition) : Json(nullptr);
   j["pooling_factors"] = c.pooling_factors;
-  j["num_poolings"] = optional_json(c.num_poolings);
-  j["batch_sizes"] = optional_json(c.batch_sizes);
+  j["num_poolings"] = non_empty(c.num_poolings) ? Json(*c.num_poolings) : Json(nullptr);
+  j["batch_sizes"] = non_empty(c.batch_sizes) ? Json(*c.batch_sizes) : Json(nullptr);
   j["is_weighted"] = c.is_weighted;
   if (c.cache_params) {
     const CacheParamsConfig& p = *c.cache_params;
@@ -57,7 +65,8 @@ Json constraints_json(const ParameterConstraintsConfig& c) {
 Json model_json(const ModelConfig& m) {
   Json j;
   j["name"] = m.name;
-  j["batch_size"] = m.batch_size;
+  // planners.py: `batch_size if batch_size else BATCH_SIZE`.
+  j["batch_size"] = m.batch_size != 0 ? m.batch_size : ModelConfig{}.batch_size;
   Json modules = Json::array();
   for (const ModuleConfig& module : m.modules) {
     Json tables = Json::array();
@@ -66,7 +75,9 @@ Json model_json(const ModelConfig& m) {
                             {"num_embeddings", t.num_embeddings},
                             {"embedding_dim", t.embedding_dim},
                             {"data_type", std::string(to_string(t.data_type))},
-                            {"feature_names", t.feature_names}});
+                            // An empty list plans as the omitted key, which the loader reads as [name].
+                            {"feature_names", t.feature_names.empty() ? std::vector<std::string>{t.name}
+                                                                      : t.feature_names}});
     modules.push_back(Json{{"path", module.path}, {"kind", std::string(to_string(module.kind))}, {"tables", tables}});
   }
   j["modules"] = std::move(modules);
@@ -80,7 +91,8 @@ Json model_json(const ModelConfig& m) {
 Json topology_json(const TopologyConfig& t) {
   Json j;
   j["world_size"] = t.world_size;
-  j["local_world_size"] = optional_json(t.local_world_size);
+  // types.py Topology: `local_world_size if local_world_size else world_size`.
+  j["local_world_size"] = t.local_world_size && *t.local_world_size != 0 ? *t.local_world_size : t.world_size;
   j["compute_device"] = std::string(to_string(t.compute_device));
   j["hbm_cap"] = optional_json(t.hbm_cap);
   j["ddr_cap"] = optional_json(t.ddr_cap);
@@ -99,7 +111,8 @@ Json topology_json(const TopologyConfig& t) {
 
 Json planner_json(const PlannerOptions& p) {
   Json j;
-  j["proposers"] = names_json(p.proposers);
+  // planners.py `if proposer` : no proposers is torchrec's default set.
+  j["proposers"] = names_json(p.proposers.empty() ? PlannerOptions{}.proposers : p.proposers);
   j["partitioner"] = Json{{"type", std::string(to_string(p.partitioner.type))},
                           {"sort_by", std::string(to_string(p.partitioner.sort_by))},
                           {"balance_modules", p.partitioner.balance_modules},

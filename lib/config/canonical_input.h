@@ -11,7 +11,9 @@
 namespace shardplan {
 
 // One compact JSON text of every field of `input` that planning reads, in a fixed
-// order, enums by name, unset optionals as null. Excludes file names and positions
+// order, enums by name, unset optionals as null, and the values torchrec reads as
+// "not given" (batch_size 0, local_world_size 0, min_partition 0, empty lists) as
+// what leaving them out means. Excludes file names and positions
 // (`source`, SourcePos) and the model file's own `planner:` key, which is already
 // merged into `input.planner`.
 std::string canonical_input_text(const PlanningInput& input);

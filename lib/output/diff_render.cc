@@ -227,7 +227,7 @@ std::string render_json(const PlanDiff& d, const GateSettings& settings, const G
 std::string md_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<' || c == '>') out += '\\';
+    if (c == '|' || c == '*' || c == '_' || c == '`' || c == '<') out += '\\';
     out += c;
   }
   return out;

@@ -45,6 +45,15 @@ TEST_CASE("inputs hash: the same inputs in other words hash the same", "[config]
   same.batch_size = 256;
   apply_planner_overrides(same, yaml);
   CHECK(inputs_sha256(yaml) == inputs_sha256(json));
+  // torchrec's "not given" spellings: batch_size 0 is BATCH_SIZE (512), local_world_size 0
+  // is world_size, an empty constraint list is no constraint.
+  PlanningInput zeros = json, explicit_defaults = json;
+  zeros.model.batch_size = 0;
+  explicit_defaults.model.batch_size = 512;
+  zeros.topology.local_world_size = 0;
+  explicit_defaults.topology.local_world_size = 2;
+  zeros.model.constraints["t0"].sharding_types = std::vector<ShardingType>{};
+  CHECK(inputs_sha256(zeros) == inputs_sha256(explicit_defaults));
 }
 
 TEST_CASE("inputs hash: any value the planner reads changes it", "[config][canonical]") {
