@@ -141,7 +141,8 @@ CommandRun setup_plan(CLI::App& sub) {
       "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"
       "2 bad input or usage. A run that writes no plan removes an earlier plan at -o FILE (a\n"
       "regular file or symlink; devices, pipes and the input files are left alone), so a script\n"
-      "never mistakes an old plan for this run's.");
+      "never mistakes an old plan for this run's; only a command line that does not parse at all\n"
+      "leaves FILE untouched.");
   return [options] { return run(*options); };
 }
 
