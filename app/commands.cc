@@ -4,7 +4,7 @@ namespace shardplan::app {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table{
-      {"plan", "plan the sharding of a model: EmbeddingStats to stderr, the plan as JSON",
+      {"plan", "plan the sharding of a model: a summary to stderr, the plan as JSON",
        "shardplan plan --config configs/quickstart.json -o plan.json", setup_plan},
       {"enumerate", "list every sharding option with its storage and perf estimates",
        "shardplan enumerate --config configs/quickstart.json --format text", setup_enumerate},

@@ -1,4 +1,4 @@
-// `shardplan plan`: the main job. Plans the model, prints EmbeddingStats, writes the plan.
+// `shardplan plan`: the main job. Plans the model, prints a summary (or EmbeddingStats), writes the plan.
 #include <unistd.h>
 
 #include <filesystem>

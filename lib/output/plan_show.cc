@@ -84,7 +84,7 @@ std::string render_plan_show(const PlanFile& plan) {
   double max_perf = 0;
   for (const auto& r : plan.ranks) max_perf = std::max(max_perf, r.perf.total);
   out += fmt::format("\n{:>4}  {:<25}  {:<31}  {}\n", "rank", "perf ms (of the slowest)",
-                     "HBM GiB (of usable)", "DDR GiB (of usable)");
+                     "HBM GiB (of room for tables)", "DDR GiB (of room for tables)");
   for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
     const PlanFileRank& rank = plan.ranks[r];
     const PlanFileStorage usable = r < plan.reserved.size() ? plan.reserved[r] : PlanFileStorage{};
