@@ -99,7 +99,8 @@ CommandRun setup_plan(CLI::App& sub) {
       "Examples:\n"
       "  shardplan plan --config configs/quickstart.json\n"
       "  shardplan plan --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-2x8-80g.yaml -o plan.json\n"
-      "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n\n"
+      "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n"
+      "  shardplan plan --config case.json --partitioner optimizing -o plan.json   # better plans than torchrec's\n\n"
       "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"
       "2 bad input or usage.");
   return [options] { return run(*options); };

@@ -118,7 +118,9 @@ TEST_CASE("the plan checker rejects broken plans", "[optimizing]") {
   const Topology hosts = topology(4, 2, kRoomy);
   const ShardingOption twrw = option("twrw", ShardingType::kTableRowWise, PartitionBy::kHost, {1, 1});
   CHECK(plan_violation({placed(twrw, {2, 3})}, hosts) == "");
-  CHECK(plan_violation({placed(twrw, {1, 2})}, hosts) == "ebc.twrw: host option spans hosts 0 and 1");
+  const ShardingOption twcw = option("twcw", ShardingType::kTableColumnWise, PartitionBy::kHost, {1, 1});
+  CHECK(plan_violation({placed(twcw, {3, 2})}, hosts) == "");
+  CHECK(plan_violation({placed(twcw, {1, 2})}, hosts) == "ebc.twcw: host option spans hosts 0 and 1");
   CHECK(plan_violation({placed(twrw, {3, 2})}, hosts) == "ebc.twrw: table_row_wise shard 0 on rank 3, not local device 0");
 }
 
