@@ -60,7 +60,7 @@ class SearchState {
   bool fits(int rank, const Storage& s) const;
   // Whether `rank` still fits after giving up `out` and taking `in` (a swap).
   bool fits_exchange(int rank, const Storage& out, const Storage& in) const;
-  // Ranks holding movable shards (device and host rules), per rank.
+  // The movable shards (device and host rules) on `rank`, in placement order.
   const std::vector<ShardRef>& movable_on(int rank) const { return on_rank_[static_cast<std::size_t>(rank)]; }
 
   std::vector<TableState>& tables() { return tables_; }
