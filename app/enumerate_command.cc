@@ -54,7 +54,7 @@ CommandRun setup_enumerate(CLI::App& sub) {
   // Enumeration reads the model and the topology only: the flags that steer proposing,
   // partitioning and the storage reservation would do nothing here, so they are not offered.
   for (const char* unused : {"--partitioner", "--proposers", "--storage-reservation", "--reservation-percentage",
-                             "--sort-by", "--greedy-threshold"})
+                             "--sort-by", "--greedy-threshold", "--time-budget"})
     if (CLI::Option* option = sub.get_option_no_throw(unused)) sub.remove_option(option);
   sub.add_option("--format", options->format, "json (default) or text")->type_name("FORMAT");
   sub.add_option("-o,--output", options->output, "write here instead of stdout")->type_name("FILE");

@@ -23,6 +23,10 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
   sub.add_option("--greedy-threshold", o.greedy_threshold,
                  "stop greedy proposers after N proposals no better than the best (default: never)")
       ->type_name("N");
+  sub.add_option("--time-budget", o.time_budget,
+                 "optimizing partitioner: wall-clock cap of its search in seconds (default 2; the search normally "
+                 "ends earlier on a work budget fixed by the model size, so the plan does not depend on the machine)")
+      ->type_name("SECONDS");
   sub.add_option("--batch-size", o.batch_size, "per-rank batch size")->type_name("N");
   sub.add_option("--world-size", o.world_size, "number of ranks")->type_name("N");
   sub.add_option("--local-world-size", o.local_world_size, "ranks per host")->type_name("N");

@@ -9,7 +9,7 @@
 namespace shardplan::app {
 
 // Declares --partitioner, --proposers, --storage-reservation, --reservation-percentage,
-// --sort-by, --greedy-threshold, --batch-size, --world-size, --local-world-size, --hbm-cap, --ddr-cap.
+// --sort-by, --greedy-threshold, --time-budget, --batch-size, --world-size, --local-world-size, --hbm-cap, --ddr-cap.
 void add_planner_overrides(CLI::App& sub, PlannerOverrides& overrides);
 
 }  // namespace shardplan::app

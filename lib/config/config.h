@@ -72,6 +72,7 @@ struct PartitionerOptions {
   bool balance_modules = false;
   std::int64_t max_search_count = 10;  // memory_balanced
   double tolerance = 0.02;             // memory_balanced
+  double time_budget_seconds = 2.0;    // optimizing: wall-clock safety cap of its search
 };
 
 struct StorageReservationOptions {

@@ -8,7 +8,7 @@
 namespace shardplan {
 
 enum class ProposerKind { kGridSearch, kGreedy, kGreedySum, kUniform, kOffloadScaleup };
-enum class PartitionerKind { kGreedy, kMemoryBalanced };
+enum class PartitionerKind { kGreedy, kMemoryBalanced, kOptimizing };
 enum class ReservationPolicy { kHeuristical, kFixedPercentage, kInference };
 // GreedyPerfPartitioner's SortBy.
 enum class GreedySortBy { kStorage, kPerf };
@@ -24,12 +24,16 @@ inline constexpr NameTable<ProposerKind, 5> kProposerNames{{
      "EmbeddingOffloadScaleupProposer"},
 }};
 
-inline constexpr NameTable<PartitionerKind, 2> kPartitionerNames{{
+inline constexpr NameTable<PartitionerKind, 3> kPartitionerNames{{
     {PartitionerKind::kGreedy, "greedy", "greedy placement by sort_by (balance_modules)", "GreedyPerfPartitioner"},
     {PartitionerKind::kMemoryBalanced, "memory_balanced",
      "greedy by perf, then the lowest per-device HBM cap within `tolerance` of its perf "
      "(max_search_count, tolerance, balance_modules)",
      "MemoryBalancedPartitioner"},
+    {PartitionerKind::kOptimizing, "optimizing",
+     "greedy, then moves, swaps, option changes and ruin-and-recreate off the bottleneck rank (--time-budget); "
+     "never worse than greedy",
+     ""},
 }};
 
 inline constexpr NameTable<ReservationPolicy, 3> kReservationPolicyNames{{

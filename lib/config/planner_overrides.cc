@@ -59,6 +59,12 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
                        "expected a non-negative integer, found " + std::to_string(*o.greedy_threshold));
     p.greedy_threshold = *o.greedy_threshold;
   }
+  if (o.time_budget) {
+    if (!(*o.time_budget >= 0 && *o.time_budget <= 3600))  // NaN too
+      throw InputError(SourcePos{}, "--time-budget",
+                       "expected seconds in [0, 3600], found " + std::to_string(*o.time_budget));
+    p.partitioner.time_budget_seconds = *o.time_budget;
+  }
   if (o.batch_size) {
     if (*o.batch_size <= 0)
       throw InputError(SourcePos{}, "--batch-size", "expected a positive integer, found " + std::to_string(*o.batch_size));

@@ -18,6 +18,7 @@ struct PlannerOverrides {
   std::optional<double> reservation_percentage;
   std::string sort_by;
   std::optional<int> greedy_threshold;
+  std::optional<double> time_budget;  // seconds, optimizing partitioner
   std::optional<std::int64_t> batch_size;
   std::optional<std::int64_t> world_size;
   std::optional<std::int64_t> local_world_size;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "planner/enumerator.h"
+#include "planner/partitioners/optimizing/optimize_plan.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/perf_estimator.h"
 #include "planner/reservations/storage_reservation.h"
@@ -24,6 +25,24 @@ struct Estimators {
   EmbeddingStorageEstimator storage;
   std::vector<const ShardEstimator*> list() const { return {&perf, &storage}; }
 };
+
+// The optimizing partitioner's second half: its search over placement and
+// options, from the planner's best (greedy-placed) plan.
+void improve_plan(PlanRun& run, const PartitionerOptions& options) {
+  if (!run.result.ok() || run.result.plan.empty() || !run.result.reservation) return;
+  run.phases.restart();
+  optimizing::OptimizeOptions search;
+  search.time_budget_seconds = options.time_budget_seconds;
+  optimizing::OptimizeResult improved =
+      optimizing::optimize_plan(run.result.plan, run.search_space, run.result.reservation->reserved, search);
+  if (improved.improved) {
+    run.result.plan = std::move(improved.plan);
+    run.result.perf_rating = improved.perf_rating;
+  }
+  run.phases.mark(fmt::format("optimize placement and options ({} of {} work, {} options changed{})",
+                              improved.work_used, improved.work_budget, improved.options_changed,
+                              improved.stopped_by_clock ? ", stopped by --time-budget" : ""));
+}
 
 }  // namespace
 
@@ -77,6 +96,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism) {
       run.result.failure = multi_host_crash(run.topology, run.search_space);
     }
     run.phases.append(run.result.phases);
+    if (input.planner.partitioner.type == PartitionerKind::kOptimizing) improve_plan(run, input.planner.partitioner);
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -73,7 +73,7 @@ TEST_CASE("cli: enumerate offers only the flags it uses", "[app][cli]") {
   const std::string enumerate = run_shardplan("enumerate --help").out;
   const std::string plan = run_shardplan("plan --help").out;
   for (const char* flag : {"--partitioner", "--proposers", "--storage-reservation", "--reservation-percentage",
-                           "--sort-by", "--greedy-threshold"}) {
+                           "--sort-by", "--greedy-threshold", "--time-budget"}) {
     INFO(flag);
     CHECK(!mentions(enumerate, flag));
     CHECK(mentions(plan, flag));

@@ -10,6 +10,8 @@ std::unique_ptr<Partitioner> make_partitioner(const PartitionerOptions& options)
       // torchrec's MemoryBalancedPartitioner searches by perf, whatever sort_by says.
       return std::make_unique<MemoryBalancedPartitioner>(options.max_search_count, options.tolerance,
                                                          options.balance_modules);
+    case PartitionerKind::kOptimizing:
+      return std::make_unique<OptimizingPartitioner>(options);
   }
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }

@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "planner/partitioners/greedy_perf_partitioner.h"
 #include "planner/partitioners/memory_balanced_partitioner.h"
+#include "planner/partitioners/optimizing/optimizing_partitioner.h"
 #include "planner/types.h"
 
 namespace shardplan {

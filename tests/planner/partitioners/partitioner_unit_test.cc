@@ -258,12 +258,14 @@ TEST_CASE("partitioners are made by kind; one table names them", "[partitioner]"
   CHECK(dynamic_cast<GreedyPerfPartitioner*>(make_partitioner(options).get()) != nullptr);
   options.type = PartitionerKind::kMemoryBalanced;
   CHECK(dynamic_cast<MemoryBalancedPartitioner*>(make_partitioner(options).get()) != nullptr);
-  CHECK(names_of(kPartitionerNames) == std::vector<std::string>{"greedy", "memory_balanced"});
+  options.type = PartitionerKind::kOptimizing;
+  CHECK(dynamic_cast<OptimizingPartitioner*>(make_partitioner(options).get()) != nullptr);
+  CHECK(names_of(kPartitionerNames) == std::vector<std::string>{"greedy", "memory_balanced", "optimizing"});
   CHECK(torchrec_name_of(kPartitionerNames, PartitionerKind::kMemoryBalanced) == "MemoryBalancedPartitioner");
   CHECK(unknown_name_message("partitioner", "gredy", names_of(kPartitionerNames)) ==
         "unknown partitioner 'gredy', did you mean 'greedy'?");
   CHECK(unknown_name_message("partitioner", "annealing", names_of(kPartitionerNames)) ==
-        "unknown partitioner 'annealing' (expected one of: greedy, memory_balanced)");
+        "unknown partitioner 'annealing' (expected one of: greedy, memory_balanced, optimizing)");
 }
 
 TEST_CASE("floats are rendered like Python's repr", "[partitioner]") {

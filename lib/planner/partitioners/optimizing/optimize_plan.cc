@@ -1,0 +1,366 @@
+#include "planner/partitioners/optimizing/optimize_plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "planner/partitioners/optimizing/search_state.h"
+
+namespace shardplan::optimizing {
+
+namespace {
+
+// Evaluations per (table x rank) of the instance, plus a floor for small ones:
+// measured to end well inside greedy's own planning time at 1 000 tables x 512
+// ranks (README's table) while leaving small instances enough room to converge.
+constexpr std::int64_t kWorkPerTableRank = 40;
+constexpr std::int64_t kWorkFloor = 20'000'000;
+// Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
+constexpr std::size_t kOptionChangeTables = 16;
+// Tables ruined at once (the bottleneck's and two random ranks'), at most.
+constexpr std::size_t kRuinTables = 24;
+// Ruin-and-recreate rounds in a row without a gain before the search gives up.
+constexpr int kMaxFailedRuins = 300;
+
+// SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
+// (std::uniform_*_distribution differ between standard libraries).
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+
+ private:
+  std::uint64_t state_;
+};
+
+OptionShape shape_of(const ShardingOption& option) {
+  OptionShape s;
+  s.option = &option;
+  s.rule = option.partition_by;
+  s.table_row_wise = option.sharding_type == ShardingType::kTableRowWise;
+  for (const auto& shard : option.shards) {
+    s.perf.push_back(shard.perf.value_or(Perf{}).total());
+    s.storage.push_back(shard.storage.value_or(Storage{}));
+    s.total_perf += s.perf.back();
+  }
+  return s;
+}
+
+bool same_shape(const OptionShape& a, const OptionShape& b) {
+  return a.option->sharding_type == b.option->sharding_type && a.option->compute_kernel == b.option->compute_kernel &&
+         a.perf == b.perf && a.storage == b.storage;
+}
+
+class Search {
+ public:
+  Search(SearchState& state, std::int64_t budget, double seconds, std::uint64_t seed)
+      : state_(state), budget_(budget), seconds_(seconds), rng_(seed), start_(std::chrono::steady_clock::now()) {}
+
+  void run() {
+    bool at_local_optimum = false;
+    int failed_ruins = 0;
+    for (std::int64_t step = 0; work_ < budget_; ++step) {
+      if (step % 16 == 0 && out_of_time()) {
+        stopped_by_clock_ = true;
+        break;
+      }
+      const int b = state_.bottleneck();
+      if (!at_local_optimum) {
+        if (move_or_swap(b) || change_option(b)) continue;
+        at_local_optimum = true;
+      }
+      if (ruin_and_recreate(b)) {
+        at_local_optimum = false;
+        failed_ruins = 0;
+      } else if (++failed_ruins > kMaxFailedRuins) {
+        break;
+      }
+    }
+  }
+
+  std::int64_t work() const { return work_; }
+  bool stopped_by_clock() const { return stopped_by_clock_; }
+
+ private:
+  bool out_of_time() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > seconds_;
+  }
+
+  // Ranks shard (t, j) may move to, as [begin, end).
+  std::pair<int, int> range_of(int t, int j) const {
+    const TableState& table = state_.tables()[static_cast<std::size_t>(t)];
+    if (table.shape().rule == PartitionBy::kDevice) return {0, state_.world_size()};
+    const int host = table.ranks[static_cast<std::size_t>(j)] / state_.ranks_per_host();
+    return {host * state_.ranks_per_host(), (host + 1) * state_.ranks_per_host()};
+  }
+  bool single_movable(int t) const {
+    const OptionShape& s = state_.tables()[static_cast<std::size_t>(t)].shape();
+    return s.rule == PartitionBy::kDevice || (s.rule == PartitionBy::kHost && !s.table_row_wise);
+  }
+
+  // The best single move or pairwise swap of a shard on `b`: each lowers b and
+  // keeps the other rank below b's old load, so the max never rises and the sum
+  // of squares falls. Applies it; false when none exists.
+  bool move_or_swap(int b) {
+    const double lb = state_.load(b);
+    double best_delta = 0;
+    ShardRef best_from{-1, -1};
+    ShardRef best_with{-1, -1};
+    int best_rank = -1;
+    const std::vector<ShardRef> on_b = state_.movable_on(b);
+    for (const ShardRef& ref : on_b) {
+      if (!single_movable(ref.table)) continue;
+      const OptionShape& s = state_.tables()[static_cast<std::size_t>(ref.table)].shape();
+      const double p = s.perf[static_cast<std::size_t>(ref.shard)];
+      const Storage& st = s.storage[static_cast<std::size_t>(ref.shard)];
+      const auto [begin, end] = range_of(ref.table, ref.shard);
+      for (int r = begin; r < end; ++r) {
+        ++work_;
+        const double lr = state_.load(r);
+        if (r == b || lr >= lb) continue;
+        if (lr + p < lb && state_.fits(r, st)) {
+          const double delta = 2 * p * (lr + p - lb);
+          if (delta < best_delta) {
+            best_delta = delta, best_from = ref, best_rank = r, best_with = {-1, -1};
+          }
+        }
+        for (const ShardRef& other : state_.movable_on(r)) {
+          ++work_;
+          if (!single_movable(other.table) || !state_.allowed(other.table, other.shard, b)) continue;
+          const OptionShape& o = state_.tables()[static_cast<std::size_t>(other.table)].shape();
+          const double d = p - o.perf[static_cast<std::size_t>(other.shard)];
+          if (d <= 0 || lr + d >= lb) continue;
+          const double delta = 2 * d * (lr + d - lb);
+          if (delta >= best_delta) continue;
+          const Storage& ost = o.storage[static_cast<std::size_t>(other.shard)];
+          if (!state_.fits_exchange(b, st, ost) || !state_.fits_exchange(r, ost, st)) continue;
+          best_delta = delta, best_from = ref, best_rank = r, best_with = other;
+        }
+      }
+    }
+    if (best_rank < 0) return false;
+    state_.move_shard(best_from.table, best_from.shard, best_rank);
+    if (best_with.table >= 0) state_.move_shard(best_with.table, best_with.shard, b);
+    return true;
+  }
+
+  // Perf table t puts on rank b now.
+  double perf_on(int t, int b) const {
+    const TableState& table = state_.tables()[static_cast<std::size_t>(t)];
+    double p = 0;
+    for (std::size_t j = 0; j < table.ranks.size(); ++j)
+      if (table.ranks[j] == b) p += table.shape().perf[j];
+    return p;
+  }
+
+  // The tables with load on b, heaviest there first (table index on a tie).
+  std::vector<int> tables_on(int b) {
+    std::vector<std::pair<double, int>> found;
+    const auto& tables = state_.tables();
+    for (std::size_t t = 0; t < tables.size(); ++t) {
+      const TableState& table = tables[t];
+      bool on_b = false;
+      if (table.shape().rule == PartitionBy::kUniform)
+        on_b = b < static_cast<int>(table.ranks.size());
+      else
+        on_b = std::find(table.ranks.begin(), table.ranks.end(), b) != table.ranks.end();
+      work_ += 1;
+      if (on_b) found.emplace_back(perf_on(static_cast<int>(t), b), static_cast<int>(t));
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::vector<int> out;
+    for (const auto& f : found) out.push_back(f.second);
+    return out;
+  }
+
+  // Re-places one of the heaviest tables on b with the option (or the same
+  // option elsewhere) whose greedy placement gives the best objective.
+  bool change_option(int b) {
+    const Objective before = state_.objective();
+    std::vector<int> candidates = tables_on(b);
+    if (candidates.size() > kOptionChangeTables) candidates.resize(kOptionChangeTables);
+    for (int t : candidates) {
+      TableState& table = state_.tables()[static_cast<std::size_t>(t)];
+      const int old_shape = table.current;
+      const std::vector<int> old_ranks = table.ranks;
+      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes.size() == 1) continue;
+      state_.unplace(t);
+      Objective best = before;
+      int best_shape = -1;
+      std::vector<int> best_ranks;
+      for (int i = 0; i < static_cast<int>(table.shapes.size()); ++i) {
+        work_ += static_cast<std::int64_t>(table.shapes[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+        std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
+        if (!ranks) continue;
+        state_.place(t, i, *ranks);
+        const Objective o = state_.objective();
+        state_.unplace(t);
+        if (o.better_than(best)) best = o, best_shape = i, best_ranks = std::move(*ranks);
+      }
+      if (best_shape >= 0) {
+        state_.place(t, best_shape, std::move(best_ranks));
+        return true;
+      }
+      state_.place(t, old_shape, old_ranks);
+    }
+    return false;
+  }
+
+  // Ruin and recreate: takes a random part of b's heaviest tables (any rule,
+  // uniform ones included) and the movable tables of two random ranks off, then
+  // puts them back heaviest first (the order perturbed at random), each with the
+  // option whose greedy placement scores best; keeps the result only if the
+  // objective improves. Half of the rounds score a reinsertion by the sum of
+  // squared loads alone: the max cannot see that several uniform tables turned
+  // into host- or device-local ones free every rank at once (Criteo-TB's best
+  // plans look like that), the sum of squares can.
+  bool ruin_and_recreate(int b) {
+    const Objective before = state_.objective();
+    std::vector<int> ruined;
+    auto take = [&](int t) {
+      if (ruined.size() < kRuinTables && std::find(ruined.begin(), ruined.end(), t) == ruined.end()) ruined.push_back(t);
+    };
+    const std::vector<int> on_b = tables_on(b);
+    const std::size_t wanted = 1 + static_cast<std::size_t>(rng_.below(static_cast<int>(std::min(on_b.size(), kRuinTables / 2)) + 1));
+    for (int t : on_b) {
+      if (ruined.size() >= wanted) break;
+      const TableState& table = state_.tables()[static_cast<std::size_t>(t)];
+      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes.size() == 1) continue;
+      if (rng_.unit() < 0.7) take(t);
+    }
+    for (int k = 0; k < 2; ++k)
+      for (const ShardRef& ref : state_.movable_on(rng_.below(state_.world_size()))) take(ref.table);
+    if (ruined.empty()) return false;
+    const bool by_squares = rng_.below(2) == 1;
+    struct Saved {
+      int table, shape;
+      std::vector<int> ranks;
+    };
+    std::vector<Saved> saved;
+    std::vector<std::pair<double, int>> order;
+    for (int t : ruined) {
+      TableState& table = state_.tables()[static_cast<std::size_t>(t)];
+      saved.push_back({t, table.current, table.ranks});
+      order.emplace_back(table.shape().total_perf * (1.0 + 0.5 * rng_.unit()), t);
+      state_.unplace(t);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    bool ok = true;
+    std::vector<int> placed;
+    for (const auto& [key, t] : order) {
+      TableState& table = state_.tables()[static_cast<std::size_t>(t)];
+      Objective best{};
+      int best_shape = -1;
+      std::vector<int> best_ranks;
+      for (int i = 0; i < static_cast<int>(table.shapes.size()); ++i) {
+        work_ += static_cast<std::int64_t>(table.shapes[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+        std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
+        if (!ranks) continue;
+        state_.place(t, i, *ranks);
+        Objective o = state_.objective();
+        state_.unplace(t);
+        if (by_squares) std::swap(o.max_load, o.sum_squares);
+        if (best_shape < 0 || o.better_than(best)) best = o, best_shape = i, best_ranks = std::move(*ranks);
+      }
+      if (best_shape < 0) {
+        ok = false;
+        break;
+      }
+      state_.place(t, best_shape, std::move(best_ranks));
+      placed.push_back(t);
+    }
+    if (ok && state_.objective().better_than(before)) return true;
+    for (int t : placed) state_.unplace(t);
+    for (Saved& s : saved) state_.place(s.table, s.shape, std::move(s.ranks));
+    return false;
+  }
+
+  SearchState& state_;
+  std::int64_t budget_;
+  double seconds_;
+  Rng rng_;
+  std::chrono::steady_clock::time_point start_;
+  std::int64_t work_ = 0;
+  bool stopped_by_clock_ = false;
+};
+
+}  // namespace
+
+std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
+  return kWorkFloor + kWorkPerTableRank * static_cast<std::int64_t>(num_tables) * world_size;
+}
+
+double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size) {
+  std::vector<double> perfs(static_cast<std::size_t>(std::max(world_size, 0)), 0.0);
+  for (const auto& option : plan)
+    for (const auto& shard : option.shards)
+      if (shard.rank && *shard.rank >= 0 && *shard.rank < world_size)
+        perfs[static_cast<std::size_t>(*shard.rank)] += shard.perf.value_or(Perf{}).total();
+  return perfs.empty() ? 0.0 : *std::max_element(perfs.begin(), perfs.end());
+}
+
+OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std::vector<ShardingOption>& search_space,
+                             const Topology& reserved, const OptimizeOptions& options) {
+  const int world_size = static_cast<int>(reserved.devices.size());
+  OptimizeResult result;
+  result.plan = plan;
+  result.perf_rating = max_rank_perf(plan, world_size);
+  result.work_budget = options.work_budget > 0 ? options.work_budget : default_work_budget(plan.size(), world_size);
+  if (options.time_budget_seconds <= 0 || plan.empty() || world_size == 0) return result;
+
+  // The candidate options of each table: the search space's options of the same fqn.
+  std::map<std::string, std::vector<const ShardingOption*>> by_fqn;
+  for (const auto& option : search_space) by_fqn[option.fqn()].push_back(&option);
+
+  SearchState state(reserved);
+  state.tables().resize(plan.size());
+  for (std::size_t t = 0; t < plan.size(); ++t) {
+    TableState& table = state.tables()[t];
+    table.shapes.push_back(shape_of(plan[t]));
+    for (const ShardingOption* option : by_fqn[plan[t].fqn()]) {
+      OptionShape s = shape_of(*option);
+      if (s.rule == PartitionBy::kMultiHost || same_shape(s, table.shapes.front())) continue;
+      table.shapes.push_back(std::move(s));
+    }
+    std::vector<int> ranks;
+    for (const auto& shard : plan[t].shards) {
+      if (!shard.rank || *shard.rank < 0 || *shard.rank >= world_size) return result;  // not placed: nothing to improve
+      ranks.push_back(*shard.rank);
+    }
+    state.place(static_cast<int>(t), 0, std::move(ranks));
+  }
+
+  Search search(state, result.work_budget, options.time_budget_seconds, options.seed);
+  search.run();
+  result.work_used = search.work();
+  result.stopped_by_clock = search.stopped_by_clock();
+
+  std::vector<ShardingOption> improved;
+  improved.reserve(plan.size());
+  int changed = 0;
+  for (std::size_t t = 0; t < plan.size(); ++t) {
+    const TableState& table = state.tables()[t];
+    ShardingOption& option = improved.emplace_back(table.current == 0 ? plan[t] : *table.shape().option);
+    changed += table.current == 0 ? 0 : 1;
+    for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = table.ranks[j];
+  }
+  // Rated as the planner rates (NoopPerfModel's order), so "better" is exact.
+  const double rating = max_rank_perf(improved, world_size);
+  if (rating < result.perf_rating) {
+    result.plan = std::move(improved);
+    result.perf_rating = rating;
+    result.improved = true;
+    result.options_changed = changed;
+  }
+  return result;
+}
+
+}  // namespace shardplan::optimizing

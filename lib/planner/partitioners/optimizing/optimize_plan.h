@@ -1,0 +1,58 @@
+// The optimizing partitioner's search: from a placed plan (torchrec's greedy
+// placement of the best proposal), lower the max-rank perf (NoopPerfModel's
+// rating) by moving and swapping shards off the bottleneck rank, by changing a
+// table's option (sharding type x kernel, any option the enumerator produced for
+// it), and by ruin-and-recreate of the bottleneck's tables. Every step respects
+// the reserved HBM/DDR per rank and each option's partition_by rule (torchrec's
+// partitioners.py: uniform shard k on rank k; table_row_wise shard k on local
+// device k of one host; table_column_wise shards within one host; device free;
+// grid_shard kept where it is).
+//
+// Deterministic: one thread, a fixed iteration order, a seeded PRNG, and a work
+// budget counted in evaluations (derived from the instance size). The wall-clock
+// budget is only a safety cap: when it, rather than the work budget, ends the
+// search the result can depend on the machine, and `stopped_by_clock` says so.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "planner/types.h"
+
+namespace shardplan::optimizing {
+
+// The PRNG seed (fixed: the same input gives the same plan).
+inline constexpr std::uint64_t kSeed = 0x5eed'0f'5a'4d'91a2ULL;
+// Default wall-clock safety cap of the search, in seconds (--time-budget).
+inline constexpr double kDefaultTimeBudgetSeconds = 2.0;
+
+struct OptimizeOptions {
+  double time_budget_seconds = kDefaultTimeBudgetSeconds;  // safety cap; <= 0: no search
+  std::int64_t work_budget = 0;                             // evaluations; 0: derived from the size
+  std::uint64_t seed = kSeed;
+};
+
+struct OptimizeResult {
+  std::vector<ShardingOption> plan;  // same tables, same order; shard ranks set
+  double perf_rating = 0;            // NoopPerfModel's rating of `plan`
+  bool improved = false;             // false: `plan` is the input plan unchanged
+  int options_changed = 0;           // tables whose option differs from the input's
+  std::int64_t work_used = 0;
+  std::int64_t work_budget = 0;
+  bool stopped_by_clock = false;
+};
+
+// The work budget used when OptimizeOptions::work_budget is 0.
+std::int64_t default_work_budget(std::size_t num_tables, int world_size);
+
+// NoopPerfModel's rating of a placed plan: per rank, shard perf totals summed in
+// plan then shard order; the largest sum.
+double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size);
+
+// Improves `plan` (every shard's rank set, within `reserved`) over the options of
+// `search_space`; never returns a plan rated worse than the input (it returns the
+// input unchanged unless the rating is strictly lower).
+OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std::vector<ShardingOption>& search_space,
+                             const Topology& reserved, const OptimizeOptions& options);
+
+}  // namespace shardplan::optimizing

@@ -1,0 +1,128 @@
+// optimize_plan on small hand-made plans: what each kind of step must find, and
+// what it must respect (capacities, partition rules, never worse).
+#include <catch2/catch.hpp>
+
+#include "planner/partitioners/optimizing/optimize_plan.h"
+#include "planner/partitioners/plan_validity.h"
+
+namespace shardplan::testing {
+namespace {
+
+Topology topology(int world_size, int per_host, Storage capacity) {
+  Topology t;
+  t.world_size = world_size;
+  t.local_world_size = per_host;
+  for (int r = 0; r < world_size; ++r) t.devices.push_back({r, capacity, {}});
+  return t;
+}
+
+// An option of table `name` with one shard per entry of `perfs` (fwd_compute only).
+ShardingOption option(const std::string& name, ShardingType type, PartitionBy rule, std::vector<double> perfs,
+                      std::int64_t hbm_per_shard = 1) {
+  ShardingOption o;
+  o.name = name;
+  o.path = "ebc";
+  o.sharding_type = type;
+  o.partition_by = rule;
+  for (double p : perfs) {
+    Shard s;
+    s.perf = Perf{p, 0, 0, 0, 0};
+    s.storage = Storage{hbm_per_shard, 0};
+    o.shards.push_back(s);
+  }
+  return o;
+}
+
+ShardingOption placed(ShardingOption o, std::vector<int> ranks) {
+  for (std::size_t j = 0; j < ranks.size(); ++j) o.shards[j].rank = ranks[j];
+  return o;
+}
+
+const Storage kRoomy{1000, 1000};
+
+TEST_CASE("optimize_plan moves shards off the bottleneck to the optimum", "[optimizing]") {
+  // 3, 3, 2 all on rank 0 of 2 ranks: the best max is 5 (3 + 2 | 3).
+  const std::vector<ShardingOption> space{option("a", ShardingType::kTableWise, PartitionBy::kDevice, {3}),
+                                          option("b", ShardingType::kTableWise, PartitionBy::kDevice, {3}),
+                                          option("c", ShardingType::kTableWise, PartitionBy::kDevice, {2})};
+  const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[1], {0}), placed(space[2], {0})};
+  const Topology t = topology(2, 2, kRoomy);
+  const auto result = optimizing::optimize_plan(plan, space, t, {});
+  CHECK(result.improved);
+  CHECK(result.perf_rating == 5);
+  CHECK(optimizing::max_rank_perf(result.plan, 2) == 5);
+  CHECK(plan_violation(result.plan, t) == "");
+}
+
+TEST_CASE("optimize_plan respects capacities", "[optimizing]") {
+  // Rank 1 holds at most one storage unit: only one of the two tables may move there.
+  std::vector<ShardingOption> space{option("a", ShardingType::kTableWise, PartitionBy::kDevice, {4}),
+                                    option("b", ShardingType::kTableWise, PartitionBy::kDevice, {4}),
+                                    option("c", ShardingType::kTableWise, PartitionBy::kDevice, {4})};
+  const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[1], {0}), placed(space[2], {0})};
+  Topology t = topology(2, 2, kRoomy);
+  t.devices[1].storage = Storage{1, 1000};
+  const auto result = optimizing::optimize_plan(plan, space, t, {});
+  CHECK(result.perf_rating == 8);
+  CHECK(plan_violation(result.plan, t) == "");
+}
+
+TEST_CASE("optimize_plan changes a table's option when that lowers the bottleneck", "[optimizing]") {
+  // Table a table_wise costs 10 on one rank; its row_wise option costs 3 on each of 2.
+  const std::vector<ShardingOption> space{option("a", ShardingType::kTableWise, PartitionBy::kDevice, {10}),
+                                          option("a", ShardingType::kRowWise, PartitionBy::kUniform, {3, 3}),
+                                          option("b", ShardingType::kTableWise, PartitionBy::kDevice, {1})};
+  const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[2], {1})};
+  const Topology t = topology(2, 2, kRoomy);
+  const auto result = optimizing::optimize_plan(plan, space, t, {});
+  CHECK(result.improved);
+  CHECK(result.options_changed == 1);
+  CHECK(result.plan[0].sharding_type == ShardingType::kRowWise);
+  CHECK(result.perf_rating == 4);
+  CHECK(plan_violation(result.plan, t) == "");
+}
+
+TEST_CASE("optimize_plan keeps host and uniform rules", "[optimizing]") {
+  // 2 hosts x 2: a table_row_wise table (pinned to local devices) and a uniform
+  // one start on host 0 with a device table; the best spreads them over hosts.
+  const std::vector<ShardingOption> space{
+      option("twrw", ShardingType::kTableRowWise, PartitionBy::kHost, {5, 1}),
+      option("rw", ShardingType::kRowWise, PartitionBy::kUniform, {1, 1, 1, 1}),
+      option("tw", ShardingType::kTableWise, PartitionBy::kDevice, {5})};
+  const std::vector<ShardingOption> plan{placed(space[0], {0, 1}), placed(space[1], {0, 1, 2, 3}),
+                                         placed(space[2], {0})};
+  const Topology t = topology(4, 2, kRoomy);
+  const auto result = optimizing::optimize_plan(plan, space, t, {});
+  CHECK(result.perf_rating == 6);
+  CHECK(plan_violation(result.plan, t) == "");
+}
+
+TEST_CASE("optimize_plan returns an optimal plan unchanged", "[optimizing]") {
+  const std::vector<ShardingOption> space{option("a", ShardingType::kTableWise, PartitionBy::kDevice, {3}),
+                                          option("b", ShardingType::kTableWise, PartitionBy::kDevice, {3})};
+  const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[1], {1})};
+  const auto result = optimizing::optimize_plan(plan, space, topology(2, 2, kRoomy), {});
+  CHECK_FALSE(result.improved);
+  CHECK(result.perf_rating == 3);
+  CHECK(*result.plan[0].shards[0].rank == 0);
+  CHECK(*result.plan[1].shards[0].rank == 1);
+}
+
+TEST_CASE("the plan checker rejects broken plans", "[optimizing]") {
+  const Topology t = topology(2, 2, Storage{2, 0});
+  const ShardingOption rw = option("rw", ShardingType::kRowWise, PartitionBy::kUniform, {1, 1});
+  CHECK(plan_violation({placed(rw, {0, 1})}, t) == "");
+  CHECK(plan_violation({placed(rw, {1, 0})}, t) == "ebc.rw: uniform shard 0 on rank 1");
+  const ShardingOption big = option("tw", ShardingType::kTableWise, PartitionBy::kDevice, {1}, 3);
+  CHECK(plan_violation({placed(big, {1})}, t) == "rank 1 holds hbm 3 ddr 0 bytes over its capacity hbm 2 ddr 0");
+  const Topology hosts = topology(4, 2, kRoomy);
+  const ShardingOption twrw = option("twrw", ShardingType::kTableRowWise, PartitionBy::kHost, {1, 1});
+  CHECK(plan_violation({placed(twrw, {2, 3})}, hosts) == "");
+  const ShardingOption twcw = option("twcw", ShardingType::kTableColumnWise, PartitionBy::kHost, {1, 1});
+  CHECK(plan_violation({placed(twcw, {3, 2})}, hosts) == "");
+  CHECK(plan_violation({placed(twcw, {1, 2})}, hosts) == "ebc.twcw: host option spans hosts 0 and 1");
+  CHECK(plan_violation({placed(twrw, {3, 2})}, hosts) == "ebc.twrw: table_row_wise shard 0 on rank 3, not local device 0");
+}
+
+}  // namespace
+}  // namespace shardplan::testing
