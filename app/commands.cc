@@ -8,6 +8,8 @@ const std::vector<Command>& commands() {
        "shardplan plan --config configs/quickstart.json -o plan.json", setup_plan},
       {"enumerate", "list every sharding option with its storage and perf estimates",
        "shardplan enumerate --config configs/quickstart.json --format text", setup_enumerate},
+      {"explain", "why a table got its sharding option, and why each other option lost",
+       "shardplan explain --config configs/quickstart.json --table sparse.ebc.t_query", setup_explain},
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
       {"a2a", "simulate torchrec's KJTAllToAll: what every rank receives and what each collective moves",
