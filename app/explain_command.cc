@@ -40,6 +40,17 @@ std::string resolve_table(const std::string& asked, const std::vector<std::strin
     }
   }
   if (matches == 1) return by_name;
+  // A typo in a bare table name is compared with the bare names.
+  std::string suggestion = closest_name(asked, fqns);
+  if (suggestion.empty()) {
+    std::vector<std::string> names;
+    for (const auto& fqn : fqns) names.push_back(fqn.substr(fqn.rfind('.') + 1));
+    const std::string name = closest_name(asked, names);
+    for (std::size_t i = 0; i < names.size() && !name.empty(); ++i)
+      if (names[i] == name) suggestion = fqns[i];
+  }
+  if (!suggestion.empty())
+    throw InputError(SourcePos{}, "--table", "unknown table '" + asked + "', did you mean '" + suggestion + "'?");
   throw InputError(SourcePos{}, "--table", unknown_name_message("table", asked, fqns, "tables"));
 }
 

@@ -88,11 +88,14 @@ std::string reason_text(const TableExplanation& t, const ExplainedOption& e) {
   const int n = e.counts.proposals;
   switch (e.verdict) {
     case OptionVerdict::kChosen: {
-      std::string out = fmt::format("CHOSEN, on rank{} {}; plan rating {:.4f} ms", e.option.shards.size() > 1 ? "s" : "",
+      std::string out = fmt::format("CHOSEN, on rank{} {}; plan rating {:.6f} ms", e.option.shards.size() > 1 ? "s" : "",
                                     join_ints(ranks_of(e.option)), t.plan_rating.value_or(0));
       std::string runner_up;
-      if (auto other = best_other_rating(t, &e, &runner_up); other && t.plan_rating)
-        out += fmt::format("\n      won by {:.4f} ms ({}) over the best proposal with another option ({})",
+      const auto other = best_other_rating(t, &e, &runner_up);
+      if (other && t.plan_rating && *other == *t.plan_rating)
+        out += fmt::format("\n      tied with {}: the earlier proposal won (torchrec keeps the first best)", runner_up);
+      else if (other && t.plan_rating)
+        out += fmt::format("\n      won by {:.6f} ms ({}) over the best proposal with another option ({})",
                            *other - *t.plan_rating, percent(*other - *t.plan_rating, *t.plan_rating), runner_up);
       else
         out += "\n      no proposal with another option of this table was placed";
@@ -100,10 +103,10 @@ std::string reason_text(const TableExplanation& t, const ExplainedOption& e) {
     }
     case OptionVerdict::kRatedWorse: {
       const double best = *e.counts.best_rating;
-      std::string out = fmt::format("rated worse: best rating with it {:.4f} ms", best);
+      std::string out = fmt::format("rated worse: best rating with it {:.6f} ms", best);
       if (t.plan_rating)
         out += best == *t.plan_rating ? " (a tie: an earlier proposal won)"
-                                      : fmt::format(" ({:+.4f} ms, {})", best - *t.plan_rating,
+                                      : fmt::format(" ({:+.6f} ms, {})", best - *t.plan_rating,
                                                     percent(best - *t.plan_rating, *t.plan_rating));
       return out + fmt::format("; placed in {} of {} proposal{}", e.counts.placed, n, n == 1 ? "" : "s");
     }
@@ -133,14 +136,14 @@ std::string explanations_to_text(const std::vector<TableExplanation>& tables) {
     if (any && any->tensor_shape.size() == 2)
       out += fmt::format(" ({} x {})", any->tensor_shape[0], any->tensor_shape[1]);
     out += fmt::format(": {} options; ", t.options.size());
-    out += t.plan_rating ? fmt::format("plan rating {:.4f} ms (max-rank perf)\n", *t.plan_rating)
+    out += t.plan_rating ? fmt::format("plan rating {:.6f} ms (max-rank perf)\n", *t.plan_rating)
                          : std::string("no feasible plan\n");
     for (const auto& e : t.options) {
       const LargestShard largest = largest_shard(e.option);
       const Storage total = e.option.total_storage();
-      out += fmt::format("  {:<32}{:>4} shard{}  total {}, {:.4f} ms\n", option_name(e.option), e.option.num_shards(),
+      out += fmt::format("  {:<36}{:>3} shard{}  total {}, {:.6f} ms\n", option_name(e.option), e.option.num_shards(),
                          e.option.num_shards() == 1 ? " " : "s", storage_text(total, total), e.option.total_perf());
-      out += fmt::format("      largest shard {}, {:.4f} ms\n", storage_text(largest.storage, total), largest.perf);
+      out += fmt::format("      largest shard {}, {:.6f} ms\n", storage_text(largest.storage, total), largest.perf);
       out += "      " + reason_text(t, e) + "\n";
     }
   }

@@ -1,6 +1,7 @@
 #include "output/failure_text.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <regex>
 #include <set>
 
@@ -72,7 +73,7 @@ std::string plain_words(std::string message) {
   std::size_t last = 0;
   for (auto it = begin; it != std::sregex_iterator(); ++it) {
     out += message.substr(last, static_cast<std::size_t>(it->position()) - last);
-    out += storage_text({std::stoll((*it)[1]), std::stoll((*it)[2])});
+    out += storage_text({std::strtoll((*it)[1].str().c_str(), nullptr, 10), std::strtoll((*it)[2].str().c_str(), nullptr, 10)});
     last = static_cast<std::size_t>(it->position() + it->length());
   }
   out += message.substr(last);
