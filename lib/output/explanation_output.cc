@@ -68,13 +68,7 @@ const ExplainedOption* chosen_of(const TableExplanation& t) {
 }
 
 std::string percent(double part, double whole) {
-  return whole > 0 ? fmt::format("{:+.2f}%", 100 * part / whole) : "";
-}
-
-std::string join_ints(const std::vector<int>& v) {
-  std::string out;
-  for (int x : v) out += (out.empty() ? "" : ", ") + std::to_string(x);
-  return out;
+  return whole > 0 ? fmt::format("{:+.1f}%", 100 * part / whole) : "";
 }
 
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
@@ -83,42 +77,58 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
-// Why one option won or lost, in words.
+// "0-7" for 0, 1, ..., 7; consecutive runs shortened, at most 8 items shown.
+std::string ranks_text(const std::vector<int>& ranks) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    items.push_back(j > i + 1 ? fmt::format("{}-{}", ranks[i], ranks[j])
+                              : j == i ? std::to_string(ranks[i]) : fmt::format("{}, {}", ranks[i], ranks[j]));
+    i = j + 1;
+  }
+  if (items.size() <= 8) return join(items, ", ");
+  return join(std::vector<std::string>(items.begin(), items.begin() + 8), ", ") +
+         fmt::format(", ... ({} shards)", ranks.size());
+}
+
+// Why one option won or lost, in words (each line within 100 columns for names up
+// to 36 characters, the longest sharding type / kernel pair).
 std::string reason_text(const TableExplanation& t, const ExplainedOption& e) {
   const int n = e.counts.proposals;
   switch (e.verdict) {
     case OptionVerdict::kChosen: {
-      std::string out = fmt::format("CHOSEN, on rank{} {}; plan rating {:.6f} ms", e.option.shards.size() > 1 ? "s" : "",
-                                    join_ints(ranks_of(e.option)), t.plan_rating.value_or(0));
+      const auto ranks = ranks_of(e.option);
+      std::string out = fmt::format("CHOSEN, on rank{} {}", ranks.size() > 1 ? "s" : "", ranks_text(ranks));
       std::string runner_up;
       const auto other = best_other_rating(t, &e, &runner_up);
       if (other && t.plan_rating && *other == *t.plan_rating)
-        out += fmt::format("\n      tied with {}: the earlier proposal won (torchrec keeps the first best)", runner_up);
+        out += fmt::format("\n      tied with {}; the earlier proposal won", runner_up);
       else if (other && t.plan_rating)
-        out += fmt::format("\n      won by {:.6f} ms ({}) over the best proposal with another option ({})",
-                           *other - *t.plan_rating, percent(*other - *t.plan_rating, *t.plan_rating), runner_up);
+        out += fmt::format("\n      won by {:.6g} ms ({}) over the next best, {}", *other - *t.plan_rating,
+                           percent(*other - *t.plan_rating, *t.plan_rating), runner_up);
       else
         out += "\n      no proposal with another option of this table was placed";
       return out;
     }
     case OptionVerdict::kRatedWorse: {
       const double best = *e.counts.best_rating;
-      std::string out = fmt::format("rated worse: best rating with it {:.6f} ms", best);
+      std::string out = fmt::format("rated worse: best with it {:.6g} ms", best);
       if (t.plan_rating)
-        out += best == *t.plan_rating ? " (a tie: an earlier proposal won)"
-                                      : fmt::format(" ({:+.6f} ms, {})", best - *t.plan_rating,
+        out += best == *t.plan_rating ? " (tied, an earlier proposal won)"
+                                      : fmt::format(" ({:+.6g} ms, {})", best - *t.plan_rating,
                                                     percent(best - *t.plan_rating, *t.plan_rating));
-      return out + fmt::format("; placed in {} of {} proposal{}", e.counts.placed, n, n == 1 ? "" : "s");
+      return out + fmt::format("; placed {}/{}", e.counts.placed, n);
     }
     case OptionVerdict::kDidNotFit:
       if (e.exceeds_every_rank)
-        return fmt::format("did not fit on any rank: its largest shard needs more than the largest free rank ({})",
+        return fmt::format("did not fit on any rank (largest free rank {})",
                            storage_text(t.largest_rank_free, largest_shard(e.option).storage));
       return fmt::format("did not fit on any rank: none of the {} proposal{} with it could be placed", n,
                          n == 1 ? "" : "s");
     case OptionVerdict::kExcluded:
       return "excluded by a constraint: " + join(e.excluded_by, " and ") +
-             (e.exceeds_every_rank ? " (it would not fit on any rank either)" : "");
+             (e.exceeds_every_rank ? "; fits no rank either" : "");
     case OptionVerdict::kNeverProposed:
       return "never proposed";
   }
@@ -136,14 +146,16 @@ std::string explanations_to_text(const std::vector<TableExplanation>& tables) {
     if (any && any->tensor_shape.size() == 2)
       out += fmt::format(" ({} x {})", any->tensor_shape[0], any->tensor_shape[1]);
     out += fmt::format(": {} options; ", t.options.size());
-    out += t.plan_rating ? fmt::format("plan rating {:.6f} ms (max-rank perf)\n", *t.plan_rating)
+    out += t.plan_rating ? fmt::format("plan rating {:.6g} ms (max-rank perf)\n", *t.plan_rating)
                          : std::string("no feasible plan\n");
     for (const auto& e : t.options) {
       const LargestShard largest = largest_shard(e.option);
       const Storage total = e.option.total_storage();
-      out += fmt::format("  {:<36}{:>3} shard{}  total {}, {:.6f} ms\n", option_name(e.option), e.option.num_shards(),
-                         e.option.num_shards() == 1 ? " " : "s", storage_text(total, total), e.option.total_perf());
-      out += fmt::format("      largest shard {}, {:.6f} ms\n", storage_text(largest.storage, total), largest.perf);
+      out += fmt::format("  {:<36}{:>3} shard{}  perf {:.6g} ms, largest shard {:.6g} ms\n", option_name(e.option),
+                         e.option.num_shards(), e.option.num_shards() == 1 ? " " : "s", e.option.total_perf(),
+                         largest.perf);
+      out += fmt::format("      total {}; largest shard {}\n", storage_text(total, total),
+                         storage_text(largest.storage, total));
       out += "      " + reason_text(t, e) + "\n";
     }
   }

@@ -49,7 +49,8 @@ Storage largest_shard(const std::string& config, const std::string& fqn, const s
   RunResult r = run_shardplan("enumerate --config " + config);
   REQUIRE(r.exit_code == 0);
   Storage largest;
-  for (const auto& o : nlohmann::json::parse(r.out)["options"]) {
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  for (const auto& o : doc["options"]) {
     if (o["fqn"] != fqn || o["sharding_type"] != sharding_type || o["compute_kernel"] != kernel) continue;
     for (const auto& s : o["shards"])
       largest = std::max(largest, Storage{s["storage"]["hbm"].get<std::int64_t>(), s["storage"]["ddr"].get<std::int64_t>()});
@@ -62,24 +63,24 @@ std::string gib_text(std::int64_t bytes) { return format_bytes(static_cast<doubl
 TEST_CASE("advice: a table constrained to table_wise/fused that fits no rank names the constraint", "[app][advice]") {
   // 40M x 256 fp32 = 38.1 GiB in one shard; 8 GPUs of 32 GiB keep 27.2 GiB each after
   // the 15% reservation. Row-wise shards (4.8 GiB) or a UVM kernel would fit.
-  const std::string config = write_scratch("advice_narrow.yaml", R"(model:
+  const std::string model = R"(model:
   name: narrow
   modules:
     - path: ebc
       tables:
         - {name: big_tw, num_embeddings: 40000000, embedding_dim: 256}
         - {name: ok, num_embeddings: 50000, embedding_dim: 64}
-  constraints:
-    big_tw: {sharding_types: [table_wise], compute_kernels: [fused]}
-topology: {world_size: 8, compute_device: cuda, hbm_cap: 32 GiB}
-planner: {}
-)");
+)";
+  const std::string rest = "topology: {world_size: 8, compute_device: cuda, hbm_cap: 32 GiB}\nplanner: {}\n";
+  const std::string config = write_scratch(
+      "advice_narrow.yaml", model + "  constraints:\n    big_tw: {sharding_types: [table_wise], compute_kernels: [fused]}\n" + rest);
+  const std::string open = write_scratch("advice_open.yaml", model + rest);  // the same without constraints
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
   const Storage tw = largest_shard(config, "ebc.big_tw", "table_wise", "fused");
-  const Storage rw = largest_shard(config, "ebc.big_tw", "row_wise", "fused");
-  const Storage uvm = largest_shard(config, "ebc.big_tw", "table_wise", "fused_uvm");
+  const Storage rw = largest_shard(open, "ebc.big_tw", "row_wise", "fused");
+  const Storage uvm = largest_shard(open, "ebc.big_tw", "table_wise", "fused_uvm");
   CHECK(line_starting(r.err, "  1) ") ==
         "  1) ebc.big_tw: its constraints allow only table_wise/fused, which no rank holds (largest shard " +
             gib_text(tw.hbm) + " HBM, largest free rank 27.20 GiB HBM)");
