@@ -86,6 +86,7 @@ int run(const ExplainOptions& options) {
                                                                 : explanations_to_text(explained));
   if (!run.ok()) {
     std::cerr << "error: " << explain_failure(run);
+    if (fqns.empty()) std::cerr << "note: every table fits a rank on its own; name one with --table to explain it\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
   return static_cast<int>(ExitCode::kOk);

@@ -135,6 +135,28 @@ TEST_CASE("explain: an infeasible model without --table explains its failing tab
   for (const auto& o : doc["tables"][0]["options"]) CHECK(o["verdict"] == "did_not_fit");
 }
 
+TEST_CASE("explain: an infeasible model whose tables each fit says to name one", "[app][explain]") {
+  // Ten 3.8 GiB tables held in HBM (fused only) on 2 GPUs of 16 GiB: short in all, each fits.
+  std::string tables, constraints;
+  for (int i = 0; i < 10; ++i) {
+    tables += "        - {name: t" + std::to_string(i) + ", num_embeddings: 4000000, embedding_dim: 256}\n";
+    constraints += "    t" + std::to_string(i) + ": {compute_kernels: [fused]}\n";
+  }
+  const std::string config = write_scratch("explain_short.yaml", "model:\n  name: short\n  modules:\n    - path: ebc\n"
+                                                                  "      tables:\n" + tables + "  constraints:\n" +
+                                                                  constraints + "topology: {world_size: 2, hbm_cap: 16 GiB}\n");
+  RunResult r = run_shardplan("explain --config " + config);
+  CHECK(r.exit_code == 1);
+  CHECK(r.out.empty());
+  CHECK(split_lines(r.err).back() == "note: every table fits a rank on its own; name one with --table to explain it");
+  RunResult one = run_shardplan("explain --config " + config + " --table t3 --format json");
+  CHECK(one.exit_code == 1);
+  const nlohmann::json doc = nlohmann::json::parse(one.out);
+  CHECK(doc["tables"][0]["fqn"] == "ebc.t3");
+  for (const auto& o : doc["tables"][0]["options"])
+    CHECK((o["verdict"] == "did_not_fit" || o["verdict"] == "excluded" || o["verdict"] == "never_proposed"));
+}
+
 TEST_CASE("explain: bad --table and --format are positioned errors", "[app][explain]") {
   RunResult typo = run_shardplan("explain --config " + kQuickstart + " --table t_qeury");
   CHECK(typo.exit_code == 2);
