@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "common/error.h"
+#include "config/loader.h"
 #include "kjt/all_to_all.h"
 #include "kjt/input_reader.h"
 #include "kjt/output_json.h"
@@ -23,6 +24,7 @@ struct A2aOptions {
   bool check_only = false;
   std::string plan;
   std::string model;
+  std::string config;
   std::string protocol = "lengths_then_values";
 };
 
@@ -37,17 +39,23 @@ kjt::Protocol parse_protocol(const std::string& text) {
 
 // --plan/--model: expected traffic of every input dist, no values.
 int run_plan_mode(const A2aOptions& options) {
-  if (!options.input.empty() || options.plan.empty() || options.model.empty())
-    throw InputError(SourcePos{}, "", "give either --input FILE, or --plan FILE with --model FILE");
+  if (!options.input.empty() || options.plan.empty() || options.model.empty() == options.config.empty())
+    throw InputError(SourcePos{}, "",
+                     "give either --input FILE, or --plan FILE with --model FILE (or with --config CASE)");
+  const kjt::Protocol protocol = parse_protocol(options.protocol);
+  // A one-file config (`plan --config`) holds the model the plan was made for.
   kjt::PlanTrafficInput input =
-      kjt::read_plan_traffic_input(options.plan, options.model, parse_protocol(options.protocol));
+      options.config.empty()
+          ? kjt::read_plan_traffic_input(options.plan, options.model, protocol)
+          : kjt::read_plan_traffic_input(options.plan, load_case(options.config).model, options.config, protocol);
   if (options.check_only) return static_cast<int>(ExitCode::kOk);
   write_output(options.output, kjt::plan_traffic_json(input, kjt::plan_traffic(input)));
   return static_cast<int>(ExitCode::kOk);
 }
 
 int run(const A2aOptions& options) {
-  if (!options.plan.empty() || !options.model.empty() || options.input.empty()) return run_plan_mode(options);
+  if (!options.plan.empty() || !options.model.empty() || !options.config.empty() || options.input.empty())
+    return run_plan_mode(options);
   kjt::A2aInput input = kjt::read_a2a_input(options.input);
   if (options.check_only) return static_cast<int>(ExitCode::kOk);
   kjt::A2aResult result = kjt::simulate(input);
@@ -67,6 +75,10 @@ CommandRun setup_a2a(CLI::App& sub) {
       ->type_name("FILE");
   sub.add_option("--plan", options->plan, "plan-derived mode: a plan written by `shardplan plan`")->type_name("FILE");
   sub.add_option("--model", options->model, "plan-derived mode: the model the plan was made for")->type_name("FILE");
+  sub.add_option("--config", options->config,
+                 "plan-derived mode: the one-file config (model, topology, planner) the plan was made for, "
+                 "instead of --model")
+      ->type_name("CASE");
   sub.add_option("--protocol", options->protocol,
                  "plan-derived mode: lengths_then_values (default) or splits_then_tensors")
       ->type_name("NAME");
@@ -78,6 +90,7 @@ CommandRun setup_a2a(CLI::App& sub) {
       "Examples:\n"
       "  shardplan a2a --input kjt.json -o received.json\n"
       "  shardplan a2a --plan plan.json --model configs/dlrm-criteo-terabyte.yaml\n"
+      "  shardplan a2a --plan plan.json --config case.json   (the config `plan --config` read)\n"
       "  where kjt.json holds\n"
       "  {\"splits\": [2, 1], \"inputs\": [\n"
       "    {\"rank\": 0, \"keys\": [\"A\",\"B\",\"C\"], \"lengths\": [[1,0,2],[0,1,1],[1,1,0]],\n"

@@ -4,7 +4,7 @@ namespace shardplan::app {
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table{
-      {"plan", "plan the sharding of a model: EmbeddingStats to stderr, the plan as JSON",
+      {"plan", "plan the sharding of a model: a summary to stderr, the plan as JSON",
        "shardplan plan --config configs/quickstart.json -o plan.json", setup_plan},
       {"enumerate", "list every sharding option with its storage and perf estimates",
        "shardplan enumerate --config configs/quickstart.json --format text", setup_enumerate},
@@ -18,6 +18,10 @@ const std::vector<Command>& commands() {
        "shardplan pipeline --input configs/pipeline/transformer.yaml", setup_pipeline},
       {"propagate", "propagate tensor shardings through a program, as OpenXLA Shardy does",
        "shardplan propagate --input configs/propagate/mlp-2layer.json --format text", setup_propagate},
+      {"show", "print a plan file as a table of what went where and per-rank bars (100 columns)",
+       "shardplan show plan.json", setup_show},
+      {"diff", "compare two plans: per-table and per-rank changes; exit 1 on a regression (for CI)",
+       "shardplan diff main-plan.json plan.json --tolerance 0.01 --fail-on sharding-type-change", setup_diff},
       {"help", "describe shardplan or one command (the same text as --help)", "shardplan help plan", setup_help},
       {"completion", "print a bash or zsh completion script for shardplan",
        "source <(shardplan completion bash)", setup_completion},

@@ -36,5 +36,7 @@ CommandRun setup_pipeline(CLI::App& sub);
 CommandRun setup_propagate(CLI::App& sub);
 CommandRun setup_help(CLI::App& sub);
 CommandRun setup_completion(CLI::App& sub);
+CommandRun setup_show(CLI::App& sub);
+CommandRun setup_diff(CLI::App& sub);
 
 }  // namespace shardplan::app

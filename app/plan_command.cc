@@ -1,6 +1,7 @@
-// `shardplan plan`: the main job. Plans the model, prints EmbeddingStats, writes the plan.
+// `shardplan plan`: the main job. Plans the model, prints a summary (or EmbeddingStats), writes the plan.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -29,7 +30,7 @@ struct PlanOptions {
   PlannerOverrides overrides;
   std::string output;
   std::string report;  // HTML picture of the plan, when set
-  std::string stats = "text";
+  std::string stats = "summary";
   int threads = 0;  // 0 = hardware concurrency
   bool timings = false;
 };
@@ -43,11 +44,23 @@ void print_timings(const PhaseTimes& phases) {
   std::cerr << fmt::format("  {:>9.4f} s  total\n", total);
 }
 
-int run(const PlanOptions& options) {
-  const std::optional<StatsFormat> stats_format = parse_name(kStatsFormatNames, options.stats);
-  if (!stats_format)
-    throw InputError(SourcePos{}, "--stats",
-                     "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
+// The rule for a run that writes no plan: an earlier run's plan at -o FILE must not
+// pass for this run's, so a regular file (or a symlink) there is removed. Devices and
+// pipes (-o /dev/null) are left alone, and so is a FILE that is one of the inputs.
+void remove_stale_plan(const PlanOptions& options) {
+  namespace fs = std::filesystem;
+  const std::string& path = options.output;
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (ec || !(fs::is_regular_file(status) || fs::is_symlink(status))) return;
+  for (const std::string* input : {&options.inputs.model, &options.inputs.topology, &options.inputs.planner,
+                                   &options.inputs.config})
+    if (!input->empty() && *input != "-" && fs::equivalent(*input, path, ec)) return;
+  fs::remove(path, ec);
+}
+
+int run_checked(const PlanOptions& options, StatsFormat stats_format) {
   if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
   PhaseTimes phases;
   PlanningInput input = load_input_options(options.inputs);
@@ -59,11 +72,14 @@ int run(const PlanOptions& options) {
   PlanRun run = run_plan(input, parallelism);
   phases.append(run.phases);
   phases.restart();
-  RunOutputs outputs = render_run_outputs(run, input, *stats_format, parallelism);
+  const std::string destination = options.output == "-" ? "" : options.output;
+  RunOutputs outputs = render_run_outputs(run, input, stats_format, parallelism, destination);
   phases.mark("render the statistics and the plan");
   if (!outputs.stats.empty()) write_whole(STDERR_FILENO, outputs.stats);
   if (!run.ok()) {
-    std::cerr << "error: " << explain_failure(run);
+    remove_stale_plan(options);
+    // --stats json carries the failure itself: its stream stays JSON only.
+    if (stats_format != StatsFormat::kJson) std::cerr << "error: " << explain_failure(run);
     if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
@@ -76,6 +92,25 @@ int run(const PlanOptions& options) {
   return static_cast<int>(ExitCode::kOk);
 }
 
+int run(const PlanOptions& options) {
+  const std::optional<StatsFormat> stats_format = parse_name(kStatsFormatNames, options.stats);
+  if (!stats_format) {
+    remove_stale_plan(options);
+    throw InputError(SourcePos{}, "--stats",
+                     "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
+  }
+  try {
+    return run_checked(options, *stats_format);
+  } catch (const InputError& e) {
+    remove_stale_plan(options);
+    if (*stats_format != StatsFormat::kJson) throw;
+    nlohmann::ordered_json report{{"has_plan", false}};
+    report["failure"] = input_error_json(e);
+    write_whole(STDERR_FILENO, report.dump(2) + "\n");
+    return static_cast<int>(ExitCode::kBadInput);
+  }
+}
+
 }  // namespace
 
 CommandRun setup_plan(CLI::App& sub) {
@@ -86,7 +121,10 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--report", options->report,
                  "also write a picture of the plan as one self-contained HTML page (per-rank HBM, DDR, perf)")
       ->type_name("FILE");
-  sub.add_option("--stats", options->stats, "EmbeddingStats to stderr: text (default), json or none")
+  sub.add_option("--stats", options->stats,
+                 "statistics to stderr: summary (default: a few lines), torchrec (EmbeddingStats exactly as "
+                 "torchrec logs it; 'text' is its old name), json (the same report as JSON, with the failure "
+                 "kind when the run fails) or none")
       ->type_name("FORMAT");
   sub.add_option("--threads", options->threads,
                  "threads for planning (default 0: one per core; 1: serial); the plan is the same for any count")
@@ -101,7 +139,10 @@ CommandRun setup_plan(CLI::App& sub) {
       "  shardplan plan --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-2x8-80g.yaml -o plan.json\n"
       "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n\n"
       "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"
-      "2 bad input or usage.");
+      "2 bad input or usage. A run that writes no plan removes an earlier plan at -o FILE (a\n"
+      "regular file or symlink; devices, pipes and the input files are left alone), so a script\n"
+      "never mistakes an old plan for this run's; only a command line that does not parse at all\n"
+      "leaves FILE untouched.");
   return [options] { return run(*options); };
 }
 

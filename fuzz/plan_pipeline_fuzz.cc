@@ -49,6 +49,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const shardplan::PlanRun run = shardplan::run_plan(planning);
     (void)shardplan::render_run_outputs(run, planning, shardplan::StatsFormat::kText);
     (void)shardplan::render_run_outputs(run, planning, shardplan::StatsFormat::kJson);
+    (void)shardplan::render_run_outputs(run, planning, shardplan::StatsFormat::kSummary);
   } catch (const shardplan::InputError&) {
     // Bad input, reported with positions: expected.
   }

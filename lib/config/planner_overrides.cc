@@ -91,6 +91,16 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
   if (o.local_world_size && *o.local_world_size > kMaxWorldSize)
     throw InputError(SourcePos{}, "--local-world-size",
                      past_limit_message(kMaxWorldSize, std::to_string(*o.local_world_size)));
+  // Per-rank caps win over the uniform cap in torchrec's Topology, so a uniform
+  // override on such a topology would be silently ignored: refuse it instead.
+  if (!o.hbm_cap.empty() && t.custom_hbm_cap)
+    throw InputError(SourcePos{}, "--hbm-cap",
+                     "the topology sets per-rank HBM in custom.hbm_cap, which wins over a uniform cap; "
+                     "edit custom.hbm_cap or drop it");
+  if (!o.ddr_cap.empty() && t.custom_ddr_cap)
+    throw InputError(SourcePos{}, "--ddr-cap",
+                     "the topology sets per-rank DDR in custom.ddr_cap, which wins over a uniform cap; "
+                     "edit custom.ddr_cap or drop it");
   if (!o.hbm_cap.empty()) t.hbm_cap = checked_size("--hbm-cap", o.hbm_cap);
   if (!o.ddr_cap.empty()) t.ddr_cap = checked_size("--ddr-cap", o.ddr_cap);
 }

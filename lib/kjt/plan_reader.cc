@@ -81,7 +81,11 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
 
 PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std::string& model_path,
                                          Protocol protocol) {
-  ModelConfig model = load_model(model_path);
+  return read_plan_traffic_input(plan_path, load_model(model_path), model_path, protocol);
+}
+
+PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const ModelConfig& model,
+                                         const std::string& model_path, Protocol protocol) {
   Document doc = read_document(plan_path);
   const YAML::Node& root = doc.root;  // const: operator[] must not add keys
   NodeReader r(doc.file);

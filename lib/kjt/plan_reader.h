@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "config/config.h"
 #include "kjt/plan_traffic.h"
 
 namespace shardplan::kjt {
@@ -13,5 +14,9 @@ namespace shardplan::kjt {
 // plan table the model does not have, or a model table the plan does not shard.
 PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std::string& model_path,
                                          Protocol protocol);
+// The same with the model already loaded (e.g. the model section of a one-file
+// config); `model_source` names where it came from in messages.
+PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const ModelConfig& model,
+                                         const std::string& model_source, Protocol protocol);
 
 }  // namespace shardplan::kjt

@@ -214,4 +214,37 @@ std::string explain_failure(const PlanRun& run) {
   return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
 }
 
+nlohmann::ordered_json failure_json(const PlanRun& run) {
+  nlohmann::ordered_json j;
+  if (run.enumeration_error) {
+    j["kind"] = "NO_SHARDING_OPTION";
+    j["stage"] = "enumeration";
+  } else if (run.result.failure) {
+    j["kind"] = std::string(name_of(kPlannerErrorTypeNames, run.result.failure->error_type));
+    j["stage"] = std::string(name_of(kFailureStageNames, run.result.failure->stage));
+  } else {
+    return nullptr;
+  }
+  j["message"] = explain_failure(run);
+  return j;
+}
+
+nlohmann::ordered_json input_error_json(const InputError& error) {
+  nlohmann::ordered_json diagnostics = nlohmann::ordered_json::array();
+  for (const Diagnostic& d : error.diagnostics()) {
+    nlohmann::ordered_json one;
+    one["file"] = d.pos.file;
+    one["line"] = d.pos.line;
+    one["col"] = d.pos.col;
+    one["key_path"] = d.key_path;
+    one["message"] = d.message;
+    diagnostics.push_back(std::move(one));
+  }
+  nlohmann::ordered_json j;
+  j["kind"] = "BAD_INPUT";
+  j["message"] = error.diagnostics().empty() ? std::string(error.what()) : error.diagnostics().front().format();
+  j["diagnostics"] = std::move(diagnostics);
+  return j;
+}
+
 }  // namespace shardplan

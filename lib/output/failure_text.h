@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
 #include "planner/run.h"
 
 namespace shardplan {
@@ -12,5 +15,15 @@ namespace shardplan {
 // did not fit, what their smallest option needs, the largest free rank, and
 // numbered fixes. "" for a run that did not fail.
 std::string explain_failure(const PlanRun& run);
+
+// A failed run as JSON, for `--stats json`, whose stream must hold JSON only:
+// {"kind": torchrec's error type (INSUFFICIENT_STORAGE, STRICT_CONSTRAINTS, PARTITION,
+// OTHER) or NO_SHARDING_OPTION (enumeration failed), "stage": reservation | proposer |
+// plan | crash | enumeration, "message": explain_failure's text}.
+nlohmann::ordered_json failure_json(const PlanRun& run);
+
+// Bad input or usage as JSON: {"kind": "BAD_INPUT", "message": first line,
+// "diagnostics": [{"file", "line", "col", "key_path", "message"}, ...]}.
+nlohmann::ordered_json input_error_json(const InputError& error);
 
 }  // namespace shardplan

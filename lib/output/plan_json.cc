@@ -43,6 +43,10 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   const Topology& topo = *in.topology;
   nlohmann::ordered_json j;
   j["schema"] = "shardplan.plan/v1";
+  // Which tool wrote the plan and from what: `shardplan diff` tells a change of the
+  // inputs from a change of the tool alone.
+  if (!in.inputs_sha256.empty())
+    j["shardplan"] = json_object("version", std::string(SHARDPLAN_VERSION), "inputs_sha256", in.inputs_sha256);
   j["model"] = in.model_name;
   nlohmann::ordered_json t;
   t["world_size"] = topo.world_size;
@@ -118,8 +122,9 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   return j;
 }
 
-std::string plan_file_text(const PlanRun& run, const std::string& model_name) {
+std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256) {
   PlanFileInput file;
+  file.inputs_sha256 = inputs_sha256;
   file.model_name = model_name;
   file.topology = &run.topology;
   file.reservation = &*run.result.reservation;

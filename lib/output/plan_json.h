@@ -23,6 +23,9 @@ struct PlanFileInput {
   double perf_rating = 0;  // NoopPerfModel rating of the plan
   // Optional extras for the summary (lower bound on the max-rank cost), NaN if absent.
   double lower_bound = -1;
+  // SHA-256 of the normalised inputs (config/canonical_input.h); when set, the file
+  // carries "shardplan": {"version", "inputs_sha256"} after "schema".
+  std::string inputs_sha256;
 };
 
 // "rank:3/cuda:3" as torchrec's placement() writes it.
@@ -30,7 +33,8 @@ std::string placement_string(ComputeDevice device, int rank, int local_world_siz
 
 nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
 
-// The plan file of a successful run (run.ok()), as the text `shardplan plan` writes.
-std::string plan_file_text(const PlanRun& run, const std::string& model_name);
+// The plan file of a successful run (run.ok()), as the text `shardplan plan` writes;
+// `inputs_sha256` as in PlanFileInput.
+std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256 = {});
 
 }  // namespace shardplan

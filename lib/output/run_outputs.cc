@@ -1,6 +1,9 @@
 #include "output/run_outputs.h"
 
+#include "config/canonical_input.h"
+#include "output/failure_text.h"
 #include "output/plan_json.h"
+#include "output/run_summary.h"
 #include "output/stats_json.h"
 #include "output/stats_text.h"
 #include "planner/torchrec_failures.h"
@@ -8,8 +11,19 @@
 namespace shardplan {
 
 RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
-                              const Parallelism& parallelism) {
+                              const Parallelism& parallelism, const std::string& plan_destination) {
   RunOutputs out;
+  if (stats == StatsFormat::kSummary) {
+    // Nothing for a failed run: its error text says what the summary would (the
+    // failure kind, the proposals tried) and scripts read its first line.
+    if (!run.ok()) return out;
+    // Our own lines: also for an empty plan, where torchrec logs no statistics.
+    const bool has_report = torchrec_logs_stats(run);
+    const StatsReport report = has_report ? stats_report_of(run, input) : StatsReport{};
+    out.stats = render_summary_text(summarize_run(run, report, plan_destination));
+    out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
+    return out;
+  }
   // Only where torchrec logs EmbeddingStats (not for an empty plan, nor when it raises early).
   const bool want_stats = stats != StatsFormat::kNone && torchrec_logs_stats(run);
   const bool want_plan = run.ok();
@@ -18,11 +32,19 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
       const StatsReport report = stats_report_of(run, input);
       out.stats = stats == StatsFormat::kText ? render_stats_text(report) : render_stats_json(report).dump(2) + "\n";
     } else if (which == 1 && want_plan) {
-      out.plan = plan_file_text(run, input.model.name);
+      out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
     }
   };
   const bool big = run.result.plan.size() >= kParallelMinTables;
   parallelism.parallel_for(2, want_stats && want_plan && big ? parallelism.threads() : 1, render);
+  if (stats == StatsFormat::kJson && !run.ok()) {
+    // JSON only on this stream: the failure goes inside the report (or alone, where
+    // torchrec logs no statistics), not as text after it.
+    nlohmann::ordered_json report = out.stats.empty() ? nlohmann::ordered_json{{"has_plan", false}}
+                                                      : nlohmann::ordered_json::parse(out.stats);
+    report["failure"] = failure_json(run);
+    out.stats = report.dump(2) + "\n";
+  }
   return out;
 }
 

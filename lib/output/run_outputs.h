@@ -9,24 +9,30 @@
 
 namespace shardplan {
 
-// How `plan --stats` shows EmbeddingStats.
-enum class StatsFormat { kNone, kText, kJson };
+// How `plan --stats` shows the run's statistics.
+enum class StatsFormat { kNone, kSummary, kText, kJson };
 
-inline constexpr NameTable<StatsFormat, 3> kStatsFormatNames{{
-    {StatsFormat::kText, "text", "torchrec's EmbeddingStats tables"},
-    {StatsFormat::kJson, "json", "the same report as one JSON object"},
+// kText is torchrec's EmbeddingStats text; "text" stays accepted as its old name.
+inline constexpr NameTable<StatsFormat, 5> kStatsFormatNames{{
+    {StatsFormat::kSummary, "summary", "a few lines: tables by kind, max-rank perf, HBM/DDR peaks, proposals"},
+    {StatsFormat::kText, "torchrec", "torchrec's EmbeddingStats tables, exactly as torchrec logs them"},
+    {StatsFormat::kJson, "json", "the EmbeddingStats report as one JSON object"},
     {StatsFormat::kNone, "none", "no statistics"},
+    {StatsFormat::kText, "text", "the old name of torchrec"},
 }};
 
 struct RunOutputs {
-  std::string stats;  // empty for kNone, or where torchrec logs none (torchrec_logs_stats)
+  // empty for kNone, or where torchrec logs none (torchrec_logs_stats); kSummary's
+  // lines are always there.
+  std::string stats;
   std::string plan;   // the plan file text; empty when no plan was found
 };
 
 // Renders the stats and the plan file of `run`. They do not depend on each other,
 // so for models of kParallelMinTables (64) tables or more they are rendered side
-// by side (about a millisecond each for 100 tables).
+// by side (about a millisecond each for 100 tables). `plan_destination` is where
+// the plan will be written ("" = stdout), for the summary's last line.
 RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
-                              const Parallelism& parallelism = {});
+                              const Parallelism& parallelism = {}, const std::string& plan_destination = {});
 
 }  // namespace shardplan

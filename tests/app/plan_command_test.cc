@@ -176,7 +176,7 @@ TEST_CASE("plan: bad flags exit 2 with a suggestion", "[app][plan]") {
   CHECK(r.err == "error: --proposers: unknown name 'unifrom', did you mean 'uniform'?\n");
   r = run_shardplan("plan " + config + " --stats yaml");
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "error: --stats: expected text, json or none, found 'yaml'\n");
+  CHECK(r.err == "error: --stats: expected summary, torchrec, json, none or text, found 'yaml'\n");
   r = run_shardplan("plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "error: --model needs --topology FILE as well\n");

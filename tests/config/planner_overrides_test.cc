@@ -53,5 +53,26 @@ TEST_CASE("planner overrides: unknown names and out-of-range values", "[config][
   CHECK(problem_of(local) == "--local-world-size: expected 0 or more, found -1");
 }
 
+TEST_CASE("planner overrides: a uniform cap on a topology with per-rank caps is refused", "[config][overrides]") {
+  PlanningInput input;
+  input.topology.world_size = 2;
+  input.topology.custom_hbm_cap = std::vector<std::int64_t>{1 << 30, 2 << 30};
+  PlannerOverrides hbm;
+  hbm.hbm_cap = "80 GiB";
+  PlanningInput copy = input;
+  CHECK_THROWS_WITH(apply_planner_overrides(hbm, copy),
+                    "--hbm-cap: the topology sets per-rank HBM in custom.hbm_cap, which wins over a uniform cap; "
+                    "edit custom.hbm_cap or drop it");
+  PlannerOverrides ddr;
+  ddr.ddr_cap = "512 GiB";
+  copy = input;
+  CHECK_NOTHROW(apply_planner_overrides(ddr, copy));  // only HBM is per rank here
+  CHECK(copy.topology.ddr_cap == std::int64_t{512} << 30);
+  input.topology.custom_ddr_cap = std::vector<std::int64_t>{1 << 30, 2 << 30};
+  CHECK_THROWS_WITH(apply_planner_overrides(ddr, input),
+                    "--ddr-cap: the topology sets per-rank DDR in custom.ddr_cap, which wins over a uniform cap; "
+                    "edit custom.ddr_cap or drop it");
+}
+
 }  // namespace
 }  // namespace shardplan

@@ -190,7 +190,7 @@ modules:
   CHECK(no_shards.err == "error: " + prefix + "plan_c3.json:2:66: plan.ebc.t_one: table 't_one' has no shards in the plan\n");
   auto usage = run_shardplan("a2a --plan '" + plan + "'");
   CHECK(usage.exit_code == 2);
-  CHECK(usage.err == "error: give either --input FILE, or --plan FILE with --model FILE\n");
+  CHECK(usage.err == "error: give either --input FILE, or --plan FILE with --model FILE (or with --config CASE)\n");
 }
 
 // A real plan: `shardplan plan` on the DLRM example (2 hosts x 8 GPUs), then the

@@ -1,0 +1,82 @@
+// A plan file written by `shardplan plan` (schemas/plan.schema.json), read back as
+// typed data for `shardplan show` and `shardplan diff`.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/names.h"
+
+namespace shardplan {
+
+// Perf of a shard or rank in ms, by part, as the plan file stores it.
+struct PlanFilePerf {
+  double fwd_compute = 0, fwd_comms = 0, bwd_compute = 0, bwd_comms = 0, prefetch_compute = 0, total = 0;
+};
+
+struct PlanFileStorage {
+  std::int64_t hbm = 0, ddr = 0;  // bytes
+};
+
+struct PlanFileShard {
+  int rank = 0;
+  std::vector<std::int64_t> offsets;  // [row, column]
+  std::vector<std::int64_t> sizes;    // [rows, columns]
+  PlanFilePerf perf;
+  PlanFileStorage storage;
+};
+
+struct PlanFileTable {
+  std::string module;  // module path
+  std::string name;
+  ShardingType sharding_type = ShardingType::kTableWise;
+  ComputeKernel compute_kernel = ComputeKernel::kFused;
+  std::vector<int> ranks;
+  std::vector<PlanFileShard> shards;
+  PlanFileStorage total_storage;
+  double total_perf = 0;
+
+  std::string fqn() const { return module + "." + name; }
+};
+
+struct PlanFileRank {
+  PlanFileStorage storage;
+  PlanFilePerf perf;
+  int num_shards = 0;
+};
+
+struct PlanFileSummary {
+  double perf_rating = 0;
+  double max_rank_perf = 0;
+  std::int64_t max_rank_hbm = 0;
+  std::int64_t total_hbm = 0, total_ddr = 0;
+  std::int64_t num_proposals = 0, num_plans = 0;
+  std::string storage_reservation;
+};
+
+struct PlanFile {
+  std::string file;  // as named on the command line
+  std::string model;
+  // "shardplan": which tool wrote it and from what (absent in older plan files).
+  std::optional<std::string> tool_version;
+  std::optional<std::string> inputs_sha256;
+  int world_size = 0;
+  int local_world_size = 0;
+  std::string compute_device;
+  std::vector<PlanFileStorage> devices;   // capacities before the reservation
+  std::vector<PlanFileStorage> reserved;  // left for the tables after it
+  std::vector<PlanFileTable> tables;      // in file order
+  std::vector<PlanFileRank> ranks;
+  PlanFileSummary summary;
+};
+
+// Reads and checks a plan file by the rules of schemas/plan.schema.json (required
+// and known keys, types, enums, ranks inside the world size), plus the agreements
+// the schema cannot state (one per_rank, devices and reserved entry per rank).
+// Throws InputError listing every problem, positioned; a file that is not a plan
+// at all ("schema" is not "shardplan.plan/v1") gets that one message.
+PlanFile read_plan_file(const std::string& path);
+
+}  // namespace shardplan

@@ -1,0 +1,238 @@
+#include "config/document.h"
+#include "config/node_reader.h"
+#include "config/plan_file.h"
+
+namespace shardplan {
+
+namespace {
+
+constexpr const char* kPlanSchemaId = "shardplan.plan/v1";
+
+// The keys schemas/plan.schema.json allows where it says additionalProperties: false.
+const std::vector<std::string> kRootKeys{"schema", "shardplan", "model", "topology", "plan",
+                                         "per_rank", "reserved", "summary"};
+const std::vector<std::string> kToolKeys{"version", "inputs_sha256"};
+const std::vector<std::string> kTopologyKeys{"world_size", "local_world_size", "compute_device", "devices"};
+const std::vector<std::string> kTableKeys{"sharding_type", "compute_kernel", "ranks", "cache_params", "enforce_hbm",
+                                          "stochastic_rounding", "bounds_check_mode", "output_dtype",
+                                          "total_storage", "total_perf", "shards"};
+const std::vector<std::string> kShardKeys{"rank", "placement", "offsets", "sizes", "perf", "storage"};
+const std::vector<std::string> kRankKeys{"hbm", "ddr", "perf", "num_shards"};
+const std::vector<std::string> kStorageKeys{"hbm", "ddr"};
+const std::vector<std::string> kPerfKeys{"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute",
+                                         "total"};
+
+class PlanReader {
+ public:
+  explicit PlanReader(NodeReader& r) : r_(r) {}
+
+  void read(const YAML::Node& root, PlanFile& out) {
+    if (!r_.expect_map(root, "")) return;
+    // Not a plan at all (a model, a topology, another tool's JSON): one message
+    // rather than every key the schema requires.
+    YAML::Node schema = r_.field(root, "", "schema");
+    if (!schema.IsDefined() || !schema.IsScalar() || schema.Scalar() != kPlanSchemaId) {
+      r_.report(schema.IsDefined() ? schema : root, "schema",
+                std::string("not a plan file: schemas/plan.schema.json requires \"schema\": \"") + kPlanSchemaId +
+                    "\", found " + (schema.IsDefined() ? NodeReader::describe(schema) : "no \"schema\" key"));
+      return;
+    }
+    r_.check_keys(root, "", kRootKeys);
+    if (auto model = r_.string(r_.field(root, "", "model", true), "model", false)) out.model = *model;
+    YAML::Node tool = r_.field(root, "", "shardplan");
+    if (tool.IsDefined() && r_.expect_map(tool, "shardplan")) {
+      r_.check_keys(tool, "shardplan", kToolKeys);
+      out.tool_version = r_.string(r_.field(tool, "shardplan", "version", true), "shardplan.version");
+      out.inputs_sha256 = r_.string(r_.field(tool, "shardplan", "inputs_sha256", true), "shardplan.inputs_sha256");
+    }
+    read_topology(r_.field(root, "", "topology", true), out);
+    read_plan(r_.field(root, "", "plan", true), out);
+    read_ranks(r_.field(root, "", "per_rank", true), out);
+    read_storage_list(r_.field(root, "", "reserved", true), "reserved", out.reserved);
+    read_summary(r_.field(root, "", "summary", true), out.summary);
+    if (!r_.diagnostics().empty()) return;
+    // What the schema cannot say: one entry per rank in every per-rank list.
+    const auto count = static_cast<std::size_t>(out.world_size);
+    auto check_count = [&](const char* key, std::size_t n) {
+      if (n != count)
+        r_.report(root[key], key,
+                  "expected " + std::to_string(count) + " entries (topology.world_size), found " + std::to_string(n));
+    };
+    check_count("reserved", out.reserved.size());
+    if (!out.tables.empty()) check_count("per_rank", out.ranks.size());
+    check_count("topology", out.devices.size());
+  }
+
+ private:
+  NodeReader& r_;
+
+  int integer_of(const YAML::Node& map, const std::string& path, const char* key, Range range) {
+    auto v = r_.integer(r_.field(map, path, key, true), join_key(path, key), range);
+    return v ? static_cast<int>(*v) : 0;
+  }
+
+  PlanFileStorage storage(const YAML::Node& node, const std::string& path) {
+    PlanFileStorage s;
+    if (!node.IsDefined() || !r_.expect_map(node, path)) return s;
+    r_.check_keys(node, path, kStorageKeys);
+    if (auto hbm = r_.integer(r_.field(node, path, "hbm", true), join_key(path, "hbm"))) s.hbm = *hbm;
+    if (auto ddr = r_.integer(r_.field(node, path, "ddr", true), join_key(path, "ddr"))) s.ddr = *ddr;
+    return s;
+  }
+
+  PlanFilePerf perf(const YAML::Node& node, const std::string& path) {
+    PlanFilePerf p;
+    if (!node.IsDefined() || !r_.expect_map(node, path)) return p;
+    r_.check_keys(node, path, kPerfKeys);
+    double* fields[] = {&p.fwd_compute, &p.fwd_comms, &p.bwd_compute, &p.bwd_comms, &p.prefetch_compute, &p.total};
+    for (std::size_t i = 0; i < kPerfKeys.size(); ++i)
+      if (auto v = r_.number(r_.field(node, path, kPerfKeys[i], true), join_key(path, kPerfKeys[i]))) *fields[i] = *v;
+    return p;
+  }
+
+  void read_storage_list(const YAML::Node& node, const std::string& path, std::vector<PlanFileStorage>& out) {
+    if (!node.IsDefined()) return;
+    if (!node.IsSequence()) {
+      r_.report(node, path, "expected a list, found " + NodeReader::describe(node));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) out.push_back(storage(node[i], join_index(path, i)));
+  }
+
+  void read_topology(const YAML::Node& node, PlanFile& out) {
+    if (!node.IsDefined() || !r_.expect_map(node, "topology")) return;
+    r_.check_keys(node, "topology", kTopologyKeys);
+    out.world_size = integer_of(node, "topology", "world_size", Range::kPositive);
+    out.local_world_size = integer_of(node, "topology", "local_world_size", Range::kPositive);
+    if (auto device = r_.name(r_.field(node, "topology", "compute_device", true), "topology.compute_device",
+                              "compute device", kComputeDeviceNames))
+      out.compute_device = std::string(to_string(*device));
+    read_storage_list(r_.field(node, "topology", "devices", true), "topology.devices", out.devices);
+  }
+
+  std::vector<std::int64_t> pair(const YAML::Node& node, const std::string& path) {
+    if (!node.IsDefined()) return {};
+    if (!node.IsSequence() || node.size() != 2) {
+      r_.report(node, path, "expected a list of 2 integers, found " + NodeReader::describe(node));
+      return {};
+    }
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < 2; ++i)
+      if (auto v = r_.integer(node[i], join_index(path, i))) out.push_back(*v);
+    return out;
+  }
+
+  void read_table(const std::string& module, const std::string& name, const YAML::Node& node,
+                  const std::string& path, PlanFile& out) {
+    if (!r_.expect_map(node, path)) return;
+    r_.check_keys(node, path, kTableKeys);
+    PlanFileTable t;
+    t.module = module;
+    t.name = name;
+    if (auto type = r_.name(r_.field(node, path, "sharding_type", true), join_key(path, "sharding_type"),
+                            "sharding type", kShardingTypeNames))
+      t.sharding_type = *type;
+    if (auto kernel = r_.name(r_.field(node, path, "compute_kernel", true), join_key(path, "compute_kernel"),
+                              "compute kernel", kComputeKernelNames))
+      t.compute_kernel = *kernel;
+    YAML::Node ranks = r_.field(node, path, "ranks", true);
+    if (ranks.IsDefined()) {
+      auto list = r_.list<std::int64_t>(ranks, join_key(path, "ranks"), false,
+                                        [&](const YAML::Node& n, const std::string& p) {
+                                          return r_.integer(n, p, Range::kNonNegative);
+                                        });
+      if (list)
+        for (std::int64_t rank : *list) t.ranks.push_back(static_cast<int>(rank));
+    }
+    r_.field(node, path, "cache_params", true);
+    t.total_storage = storage(r_.field(node, path, "total_storage", true), join_key(path, "total_storage"));
+    if (auto v = r_.number(r_.field(node, path, "total_perf", true), join_key(path, "total_perf"))) t.total_perf = *v;
+    const std::string spath = join_key(path, "shards");
+    YAML::Node shards = r_.field(node, path, "shards", true);
+    if (shards.IsDefined() && !shards.IsSequence())
+      r_.report(shards, spath, "expected a list, found " + NodeReader::describe(shards));
+    else if (shards.IsDefined())
+      for (std::size_t i = 0; i < shards.size(); ++i) {
+        const std::string p = join_index(spath, i);
+        if (!r_.expect_map(shards[i], p)) continue;
+        r_.check_keys(shards[i], p, kShardKeys);
+        PlanFileShard s;
+        s.rank = integer_of(shards[i], p, "rank", Range::kNonNegative);
+        if (out.world_size > 0 && s.rank >= out.world_size)
+          r_.report(shards[i]["rank"], join_key(p, "rank"),
+                    "rank " + std::to_string(s.rank) + " is outside the world size " + std::to_string(out.world_size));
+        r_.string(r_.field(shards[i], p, "placement", true), join_key(p, "placement"));
+        s.offsets = pair(r_.field(shards[i], p, "offsets", true), join_key(p, "offsets"));
+        s.sizes = pair(r_.field(shards[i], p, "sizes", true), join_key(p, "sizes"));
+        s.perf = perf(r_.field(shards[i], p, "perf", true), join_key(p, "perf"));
+        s.storage = storage(r_.field(shards[i], p, "storage", true), join_key(p, "storage"));
+        t.shards.push_back(std::move(s));
+      }
+    out.tables.push_back(std::move(t));
+  }
+
+  void read_plan(const YAML::Node& node, PlanFile& out) {
+    if (!node.IsDefined() || !r_.expect_map(node, "plan")) return;
+    for (auto module = node.begin(); module != node.end(); ++module) {
+      const std::string module_path = module->first.Scalar();
+      const std::string mpath = join_key("plan", module_path);
+      if (!r_.expect_map(module->second, mpath)) continue;
+      for (auto table = module->second.begin(); table != module->second.end(); ++table)
+        read_table(module_path, table->first.Scalar(), table->second, join_key(mpath, table->first.Scalar()), out);
+    }
+  }
+
+  void read_ranks(const YAML::Node& node, PlanFile& out) {
+    if (!node.IsDefined()) return;
+    if (!node.IsSequence()) {
+      r_.report(node, "per_rank", "expected a list, found " + NodeReader::describe(node));
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const std::string p = join_index("per_rank", i);
+      if (!r_.expect_map(node[i], p)) continue;
+      r_.check_keys(node[i], p, kRankKeys);
+      PlanFileRank rank;
+      if (auto hbm = r_.integer(r_.field(node[i], p, "hbm", true), join_key(p, "hbm"))) rank.storage.hbm = *hbm;
+      if (auto ddr = r_.integer(r_.field(node[i], p, "ddr", true), join_key(p, "ddr"))) rank.storage.ddr = *ddr;
+      rank.perf = perf(r_.field(node[i], p, "perf", true), join_key(p, "perf"));
+      rank.num_shards = integer_of(node[i], p, "num_shards", Range::kNonNegative);
+      out.ranks.push_back(rank);
+    }
+  }
+
+  void read_summary(const YAML::Node& node, PlanFileSummary& s) {
+    if (!node.IsDefined() || !r_.expect_map(node, "summary")) return;
+    // additionalProperties: true here (later versions add lines to the summary).
+    auto number = [&](const char* key, double& to) {
+      if (auto v = r_.number(r_.field(node, "summary", key, true), join_key("summary", key))) to = *v;
+    };
+    auto integer = [&](const char* key, std::int64_t& to) {
+      if (auto v = r_.integer(r_.field(node, "summary", key, true), join_key("summary", key))) to = *v;
+    };
+    number("perf_rating", s.perf_rating);
+    number("max_rank_perf", s.max_rank_perf);
+    integer("max_rank_hbm", s.max_rank_hbm);
+    integer("total_hbm", s.total_hbm);
+    integer("total_ddr", s.total_ddr);
+    integer("num_proposals", s.num_proposals);
+    integer("num_plans", s.num_plans);
+    if (auto v = r_.string(r_.field(node, "summary", "storage_reservation", true), "summary.storage_reservation", false))
+      s.storage_reservation = *v;
+  }
+};
+
+}  // namespace
+
+PlanFile read_plan_file(const std::string& path) {
+  Document doc = read_document(path);
+  const YAML::Node& root = doc.root;  // const: operator[] must not add keys
+  NodeReader r(doc.file);
+  PlanFile out;
+  out.file = doc.file;
+  PlanReader(r).read(root, out);
+  r.throw_if_any();
+  return out;
+}
+
+}  // namespace shardplan

@@ -1,0 +1,101 @@
+#include "output/plan_show.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+
+namespace shardplan {
+
+namespace {
+
+constexpr std::size_t kTableColumn = 22;
+
+double gib(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kGiB); }
+
+// torchrec's short names of the sharding types, as EmbeddingStats prints them.
+std::string_view short_type(ShardingType type) {
+  switch (type) {
+    case ShardingType::kDataParallel: return "DP";
+    case ShardingType::kTableWise: return "TW";
+    case ShardingType::kColumnWise: return "CW";
+    case ShardingType::kRowWise: return "RW";
+    case ShardingType::kTableRowWise: return "TWRW";
+    case ShardingType::kTableColumnWise: return "TWCW";
+    case ShardingType::kGridShard: return "GS";
+  }
+  return "?";
+}
+
+// [0-3,8] with runs of three or more ranks joined; shortened to fit `width`.
+std::string ranks_text(const std::vector<int>& ranks, std::size_t width) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    out += (out.empty() ? "" : ",") + (j >= i + 2 ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]));
+    if (j >= i + 2) i = j;
+  }
+  if (out.size() > width) out = out.substr(0, width - 3) + "...";
+  return out;
+}
+
+// "4x 250x64": how many shards of which size (the first shard's; '~' when uneven).
+std::string shards_text(const PlanFileTable& t) {
+  if (t.shards.empty()) return "-";
+  const auto& first = t.shards.front().sizes;
+  bool uniform = true;
+  for (const auto& s : t.shards) uniform = uniform && s.sizes == first;
+  const std::string size = first.size() == 2 ? fmt::format("{}x{}", first[0], first[1]) : "?";
+  return fmt::format("{}x {}{}", t.shards.size(), size, uniform ? "" : "~");
+}
+
+}  // namespace
+
+std::string text_bar(double value, double scale, int width) {
+  if (!(scale > 0)) return std::string(static_cast<std::size_t>(width), '.');
+  if (value > scale) return std::string(static_cast<std::size_t>(width - 1), '#') + "!";
+  const int filled = std::clamp(static_cast<int>(std::lround(value / scale * width)), 0, width);
+  return std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(width - filled), '.');
+}
+
+std::string render_plan_show(const PlanFile& plan) {
+  std::string out = fmt::format("{}: {} tables on {} ranks ({}, {} per host); max-rank perf {:.4f} ms\n", plan.model,
+                                plan.tables.size(), plan.world_size, plan.compute_device, plan.local_world_size,
+                                plan.summary.max_rank_perf);
+  if (plan.tool_version)
+    out += fmt::format("written by shardplan {} from inputs sha256 {}\n", *plan.tool_version,
+                       plan.inputs_sha256.value_or("?").substr(0, 16));
+  out += "\n";
+  const std::string row = "{:<22}  {:<4}  {:<17}  {:<12}  {:<16}  {:>8}  {:>8}\n";
+  out += fmt::format(fmt::runtime(row), "table", "type", "kernel", "ranks", "shards", "HBM GiB", "perf ms");
+  for (const PlanFileTable& t : plan.tables) {
+    std::string name = t.fqn();
+    if (name.size() > kTableColumn) {
+      out += name + "\n";
+      name.clear();
+    }
+    out += fmt::format(fmt::runtime(row), name, short_type(t.sharding_type), to_string(t.compute_kernel),
+                       ranks_text(t.ranks, 12), shards_text(t), fmt::format("{:.3f}", gib(t.total_storage.hbm)),
+                       fmt::format("{:.4f}", t.total_perf));
+  }
+  double max_perf = 0;
+  for (const auto& r : plan.ranks) max_perf = std::max(max_perf, r.perf.total);
+  out += fmt::format("\n{:>4}  {:<25}  {:<31}  {}\n", "rank", "perf ms (of the slowest)",
+                     "HBM GiB (of room for tables)", "DDR GiB (of room for tables)");
+  for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
+    const PlanFileRank& rank = plan.ranks[r];
+    const PlanFileStorage usable = r < plan.reserved.size() ? plan.reserved[r] : PlanFileStorage{};
+    out += fmt::format("{:>4}  {} {:>8.4f}  {} {:>6.2f}/{:<7.2f}  {} {:>7.2f}/{:.2f}\n", r,
+                       text_bar(rank.perf.total, max_perf), rank.perf.total,
+                       text_bar(static_cast<double>(rank.storage.hbm), static_cast<double>(usable.hbm)),
+                       gib(rank.storage.hbm), gib(usable.hbm),
+                       text_bar(static_cast<double>(rank.storage.ddr), static_cast<double>(usable.ddr)),
+                       gib(rank.storage.ddr), gib(usable.ddr));
+  }
+  return out;
+}
+
+}  // namespace shardplan

@@ -1,0 +1,86 @@
+#include "output/run_summary.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/units.h"
+
+namespace shardplan {
+
+namespace {
+
+double gib(double bytes) { return bytes / static_cast<double>(kGiB); }
+
+// The first rank with the most bytes of one kind (hbm = true: used_hbm).
+std::optional<MemoryPeak> memory_peak(const PlanRun& run, const StatsReport& report, bool hbm) {
+  if (report.ranks.empty()) return std::nullopt;
+  const RankStats* best = &report.ranks.front();
+  for (const RankStats& r : report.ranks)
+    if ((hbm ? r.used_hbm : r.used_ddr) > (hbm ? best->used_hbm : best->used_ddr)) best = &r;
+  MemoryPeak peak;
+  peak.rank = best->rank;
+  peak.bytes = hbm ? best->used_hbm : best->used_ddr;
+  peak.ratio = hbm ? best->hbm_ratio : best->ddr_ratio;
+  const Storage& device = run.topology.devices.at(static_cast<std::size_t>(best->rank)).storage;
+  // EmbeddingStats' planning capacity: HBM less the reservation's percentage; all of DDR.
+  peak.capacity = hbm ? (1 - report.reservation.reserved_hbm_percent) * static_cast<double>(device.hbm)
+                      : static_cast<double>(device.ddr);
+  return peak;
+}
+
+std::string memory_line(const char* label, const std::optional<MemoryPeak>& peak, const char* capacity_word) {
+  if (!peak) return "";
+  std::string out = fmt::format("{:<8}max {:.2f} GiB on rank {} of {:.2f} GiB {}", label, gib(static_cast<double>(peak->bytes)),
+                                peak->rank, gib(peak->capacity), capacity_word);
+  if (peak->capacity > 0) out += fmt::format(" ({:.1f}%)", peak->ratio * 100);
+  return out + "\n";
+}
+
+}  // namespace
+
+RunSummary summarize_run(const PlanRun& run, const StatsReport& report, const std::string& destination) {
+  RunSummary s;
+  s.has_plan = run.ok();
+  s.num_tables = static_cast<int>(run.result.plan.size());
+  s.world_size = run.topology.world_size;
+  s.compute_device = std::string(to_string(run.topology.compute_device));
+  s.num_proposals = run.result.num_proposals;
+  s.num_plans = run.result.num_plans;
+  s.destination = destination;
+  std::map<std::pair<ShardingType, ComputeKernel>, int> kinds;  // enum order = torchrec's declaration order
+  for (const ShardingOption& option : run.result.plan) ++kinds[{option.sharding_type, option.compute_kernel}];
+  for (const auto& [kind, count] : kinds)
+    s.table_kinds.push_back({std::string(to_string(kind.first)), std::string(to_string(kind.second)), count});
+  if (s.has_plan && !run.result.plan.empty() && report.has_plan && !report.ranks.empty()) {
+    s.max_rank_perf = report.max_total_perf.value;
+    s.max_perf_rank = report.max_total_perf.ranks.empty() ? 0 : report.max_total_perf.ranks.front();
+    s.mean_rank_perf = report.mean_total_perf;
+    s.perf_over_mean_pct = report.total_perf_delta_pct;
+    s.hbm = memory_peak(run, report, true);
+    s.ddr = memory_peak(run, report, false);
+  }
+  return s;
+}
+
+std::string render_summary_text(const RunSummary& s) {
+  std::string out;
+  if (!s.has_plan) return out;  // the error text explains a failed run
+  out += fmt::format("plan: {} tables on {} ranks ({}); {} proposals tried, {} feasible\n", s.num_tables, s.world_size,
+                     s.compute_device, s.num_proposals, s.num_plans);
+  if (!s.table_kinds.empty()) {
+    out += fmt::format("{:<8}{:<20}{:<20}{:>6}\n", "tables", "sharding type", "compute kernel", "count");
+    for (const TableKindCount& k : s.table_kinds)
+      out += fmt::format("{:<8}{:<20}{:<20}{:>6}\n", "", k.sharding_type, k.compute_kernel, k.tables);
+  }
+  if (s.max_rank_perf)
+    out += fmt::format("{:<8}max-rank {:.4f} ms on rank {} (mean {:.4f} ms; max {:.1f}% over the mean)\n", "perf",
+                       *s.max_rank_perf, s.max_perf_rank, s.mean_rank_perf, s.perf_over_mean_pct);
+  out += memory_line("HBM", s.hbm, "usable");
+  out += memory_line("DDR", s.ddr, "usable");
+  out += fmt::format("{:<8}{}\n", "plan", s.destination.empty() ? std::string("written to stdout")
+                                                                  : "written to " + s.destination);
+  return out;
+}
+
+}  // namespace shardplan
