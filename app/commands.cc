@@ -10,6 +10,8 @@ const std::vector<Command>& commands() {
        "shardplan enumerate --config configs/quickstart.json --format text", setup_enumerate},
       {"validate", "check input files and report every problem in them",
        "shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-1x8-80g.yaml", setup_validate},
+      {"explain", "why a table got its sharding option, and why each other option lost",
+       "shardplan explain --config configs/quickstart.json --table sparse.ebc.t_query", setup_explain},
       {"a2a", "simulate torchrec's KJTAllToAll: what every rank receives and what each collective moves",
        "shardplan a2a --input configs/a2a/kjt.json -o received.json", setup_a2a},
       {"pipeline", "plan pipeline-parallel stages, micro-batches and schedule (torch Pipe, 1F1B, interleaved)",

@@ -5,6 +5,9 @@
 set -euo pipefail
 
 packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema)
+# `install-deps.sh --for-tests` (scripts/test.sh) adds what only the test suite uses:
+# headless chromium for the report screenshot test.
+if [ "${1:-}" = "--for-tests" ]; then packages+=(chromium); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

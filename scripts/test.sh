@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 if [ ! -d ../shared/cases ]; then
   echo "*** ../shared/cases not found: the parity tests will be listed as Skipped${CI:+ (CI=true: they fail)} ***"
 fi
+scripts/install-deps.sh --for-tests
 scripts/build.sh
 cd build
 ctest --output-on-failure -j"$(nproc)" "$@"

@@ -1,5 +1,10 @@
 #include "output/failure_text.h"
 
+#include <algorithm>
+#include <cstdlib>
+#include <regex>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "common/units.h"
@@ -7,9 +12,189 @@
 namespace shardplan {
 
 namespace {
-std::string storage_text(const Storage& s) {
-  return format_bytes(static_cast<double>(s.hbm)) + " HBM + " + format_bytes(static_cast<double>(s.ddr)) + " DDR";
+
+std::string bytes(std::int64_t b) { return format_bytes(static_cast<double>(b)); }
+
+// "X HBM + Y DDR", leaving out a resource that `relevant` does not use (so that a
+// table living in HBM is never compared in "0.00 B DDR").
+std::string storage_text(const Storage& s, const Storage& relevant) {
+  const bool hbm = relevant.hbm != 0 || relevant.ddr == 0;
+  const bool ddr = relevant.ddr != 0;
+  if (hbm && ddr) return bytes(s.hbm) + " HBM + " + bytes(s.ddr) + " DDR";
+  return hbm ? bytes(s.hbm) + " HBM" : bytes(s.ddr) + " DDR";
 }
+std::string storage_text(const Storage& s) { return storage_text(s, s); }
+
+std::string option_name(ShardingType type, ComputeKernel kernel) {
+  return fmt::format("{}/{}", name_of(kShardingTypeNames, type), name_of(kComputeKernelNames, kernel));
+}
+
+std::string shards_text(const OptionFit& fit) {
+  if (fit.num_shards == 1) return "1 shard of " + storage_text(fit.largest_shard);
+  return fmt::format("{} shards of up to {}", fit.num_shards, storage_text(fit.largest_shard));
+}
+
+std::string join(const std::vector<std::string>& items, const std::string& sep) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
+  return out;
+}
+
+std::string gib_flag(std::int64_t cap) { return fmt::format("{}GiB", cap / kGiB); }
+
+// "--hbm-cap 45GiB --ddr-cap 200GiB" for the caps a fix sets.
+std::string cap_flags(const CapacityFix& fix) {
+  std::vector<std::string> flags;
+  if (fix.hbm_cap) flags.push_back("--hbm-cap " + gib_flag(*fix.hbm_cap));
+  if (fix.ddr_cap) flags.push_back("--ddr-cap " + gib_flag(*fix.ddr_cap));
+  return join(flags, " ");
+}
+
+// "38.15 GiB more HBM and 2.00 GiB more DDR".
+std::string more_text(const Storage& more) {
+  std::vector<std::string> parts;
+  if (more.hbm > 0) parts.push_back(bytes(more.hbm) + " more HBM");
+  if (more.ddr > 0) parts.push_back(bytes(more.ddr) + " more DDR");
+  return join(parts, " and ");
+}
+
+// torchrec's partitioner messages print Python reprs (Storage(hbm=.., ddr=..), Shard
+// size: (..), ShardingOptionGroup(...)); the same facts in shardplan's words.
+std::string plain_words(std::string message) {
+  static const std::regex group(
+      R"(ShardingOptionGroup\(sharding_options=\[<torchrec\.distributed\.planner\.types\.ShardingOption object for ([^>]+)>\], storage_sum=Storage\(hbm=\d+, ddr=\d+\), perf_sum=[^,]+, param_count=-?\d+\))");
+  message = std::regex_replace(message, group, "of table $1");
+  static const std::regex shard(
+      R"(Shard size: \((\d+), (\d+)\), offset: \([^)]*\), storage: (Storage\([^)]*\)|None), perf: (Perf\([^)]*\)|None), rank: \w+)");
+  message = std::regex_replace(message, shard, "of $1 x $2 ($3)");
+  static const std::regex storage(R"(Storage\(hbm=(-?\d+), ddr=(-?\d+)\))");
+  std::string out;
+  auto begin = std::sregex_iterator(message.begin(), message.end(), storage);
+  std::size_t last = 0;
+  for (auto it = begin; it != std::sregex_iterator(); ++it) {
+    out += message.substr(last, static_cast<std::size_t>(it->position()) - last);
+    out += storage_text({std::strtoll((*it)[1].str().c_str(), nullptr, 10), std::strtoll((*it)[2].str().c_str(), nullptr, 10)});
+    last = static_cast<std::size_t>(it->position() + it->length());
+  }
+  out += message.substr(last);
+  static const std::regex bytes_word(R"(Shard of size (.*) bytes does not fit)");
+  return std::regex_replace(out, bytes_word, "Shard of size $1 does not fit");
+}
+
+// The fitting option to show for a relaxation: the one whose largest shard is smallest.
+const OptionFit& smallest_fit(const std::vector<const OptionFit*>& fits) {
+  const auto size = [](const OptionFit* f) { return f->largest_shard.hbm + f->largest_shard.ddr; };
+  return **std::min_element(fits.begin(), fits.end(),
+                            [&](const OptionFit* a, const OptionFit* b) { return size(a) < size(b); });
+}
+
+// "a, b or c".
+std::string alternatives(const std::vector<std::string>& items) {
+  if (items.size() < 2) return join(items, "");
+  return join(std::vector<std::string>(items.begin(), items.end() - 1), ", ") + " or " + items.back();
+}
+
+void add_unique(std::vector<std::string>& list, std::string_view item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.emplace_back(item);
+}
+
+// The advice for a table whose constraints leave only options that fit no rank,
+// while options they remove would fit: one relaxation per constraint key (or both
+// keys together when only that helps), with the smallest option it admits.
+std::string constraint_fix(const TableShortfall& t, const PlanFailure& f, const PlanRun& run) {
+  std::vector<std::string> allowed;
+  for (const auto& option : run.search_space)
+    if (option.fqn() == t.fqn) allowed.push_back(option_name(option.sharding_type, option.compute_kernel));
+  const std::string name = t.fqn.substr(t.fqn.rfind('.') + 1);
+  std::string out = fmt::format(
+      "{}: its constraints allow only {}, which no rank holds (largest shard {}, largest free rank {})", t.fqn,
+      join(allowed, ", "), storage_text(t.largest_shard), storage_text(f.largest_rank_free, t.largest_shard));
+  std::vector<const OptionFit*> by_types, by_kernels, by_both;
+  for (const auto& fit : t.fitting_if_unconstrained)
+    (fit.excluded_by.size() > 1 ? by_both : fit.excluded_by[0] == "sharding_types" ? by_types : by_kernels)
+        .push_back(&fit);
+  bool first = true;
+  const auto relaxation = [&](const std::vector<const OptionFit*>& fits, bool types, bool kernels) {
+    std::vector<std::string> type_names, kernel_names;
+    for (const OptionFit* fit : fits) {
+      add_unique(type_names, name_of(kShardingTypeNames, fit->sharding_type));
+      add_unique(kernel_names, name_of(kComputeKernelNames, fit->compute_kernel));
+    }
+    std::vector<std::string> parts;
+    if (types) parts.push_back(fmt::format("{} to constraints.{}.sharding_types", alternatives(type_names), name));
+    if (kernels) parts.push_back(fmt::format("{} to constraints.{}.compute_kernels", alternatives(kernel_names), name));
+    const OptionFit& example = smallest_fit(fits);
+    const char* lead = first ? "fix:" : "or: ";
+    first = false;
+    return fmt::format("\n     {} add {} (e.g. {}: {})", lead, join(parts, " and "),
+                       option_name(example.sharding_type, example.compute_kernel), shards_text(example));
+  };
+  if (!by_types.empty()) out += relaxation(by_types, true, false);
+  if (!by_kernels.empty()) out += relaxation(by_kernels, false, true);
+  if (by_types.empty() && by_kernels.empty()) out += relaxation(by_both, true, true);
+  return out;
+}
+
+// The advice for one table none of whose options fits the largest free rank.
+std::string table_fix(const TableShortfall& t, const PlanFailure& f, const PlanRun& run) {
+  if (!t.fitting_if_unconstrained.empty()) return constraint_fix(t, f, run);
+  if (!t.nearest) return t.fqn + ": has no option";
+  const OptionFit& near = *t.nearest;
+  std::string out = fmt::format("{}: its nearest option, {} ({}), needs {} per rank", t.fqn,
+                                option_name(near.sharding_type, near.compute_kernel), shards_text(near),
+                                more_text(t.fix.more_per_rank));
+  if (const std::string flags = cap_flags(t.fix); !flags.empty()) out += ": " + flags;
+  return out;
+}
+
+// The advice when all ranks together lack storage for the smallest proposal.
+std::string total_fix(const CapacityFix& fix, const PlanFailure& f) {
+  std::string out = fmt::format(
+      "the smallest proposal needs {}, all ranks together have {} for the tables: {} in all, {} per rank",
+      storage_text(f.lowest_storage, fix.more_total), storage_text(f.global_available, fix.more_total),
+      more_text(fix.more_total), more_text(fix.more_per_rank));
+  if (const std::string flags = cap_flags(fix); !flags.empty()) out += " (" + flags + ")";
+  if (fix.world_size) out += fmt::format(", or at least {} devices of this size (--world-size {})", *fix.world_size, *fix.world_size);
+  return out;
+}
+
+std::string fixes_text(const PlanRun& run, const PlanFailure& f) {
+  std::vector<std::string> fixes;
+  for (const auto& t : f.tables) fixes.push_back(table_fix(t, f, run));
+  if (f.total_fix) fixes.push_back(total_fix(*f.total_fix, f));
+  if (f.tables.empty() && !f.total_fix) {
+    std::string placement =
+        "every table fits a rank and all ranks together hold the smallest proposal, but no proposal could "
+        "be placed (see the last partitioner error): try another partitioner (--partitioner), more devices "
+        "(--world-size, now " + std::to_string(run.topology.world_size) + ")";
+    if (!f.constrained_tables.empty())
+      placement += ", or fewer constraints on " + join(f.constrained_tables, ", ");
+    fixes.push_back(placement);
+  }
+  const auto& reservation = run.result.reservation;
+  const bool hbm_short = (f.total_fix && f.total_fix->more_total.hbm > 0) ||
+                         std::any_of(f.tables.begin(), f.tables.end(), [](const TableShortfall& t) {
+                           return t.fitting_if_unconstrained.empty() && t.fix.more_per_rank.hbm > 0;
+                         });
+  if (hbm_short && reservation && reservation->percentage > 0)
+    fixes.push_back(fmt::format("a smaller storage reservation (--reservation-percentage, now {})",
+                                reservation->percentage));
+  std::string out = "Possible fixes:\n";
+  for (std::size_t i = 0; i < fixes.size(); ++i) out += fmt::format("  {}) {}\n", i + 1, fixes[i]);
+  return out;
+}
+
+// The fixed list of fixes, for a failure without fix data (a PlanResult made
+// outside run_plan).
+std::string generic_fixes(const PlanRun& run) {
+  return fmt::format(
+      "Possible fixes:\n"
+      "  1) more devices (world size {}) or devices with more memory (--world-size, --hbm-cap, --ddr-cap)\n"
+      "  2) a smaller model or batch size (--batch-size)\n"
+      "  3) a smaller storage reservation (--reservation-percentage)\n",
+      run.topology.world_size);
+}
+
 }  // namespace
 
 std::string explain_failure(const PlanRun& run) {
@@ -22,18 +207,11 @@ std::string explain_failure(const PlanRun& run) {
   if (f.stage != FailureStage::kPlan) return out + "  " + f.stage_reason + "\n";
   for (const auto& t : f.tables)
     out += fmt::format("  {} needs {} in its smallest option; the largest free rank has {}\n", t.fqn,
-                       storage_text(t.smallest_option), storage_text(f.largest_rank_free));
+                       storage_text(t.smallest_option), storage_text(f.largest_rank_free, t.smallest_option));
   out += fmt::format("  storage left for the tables on all ranks: {}; the smallest proposal needs {}\n",
-                     storage_text(f.global_available), storage_text(f.lowest_storage));
-  if (!f.last_partition_error.empty()) out += "  last partitioner error: " + f.last_partition_error + "\n";
-  out += fmt::format(
-      "Possible fixes:\n"
-      "  1) more devices (world size {}) or devices with more memory (--world-size, --hbm-cap)\n"
-      "  2) a smaller model or batch size (--batch-size)\n"
-      "  3) a smaller storage reservation (--reservation-percentage)\n"
-      "  4) fewer constraints on the tables named above\n",
-      run.topology.world_size);
-  return out;
+                     storage_text(f.global_available, f.lowest_storage), storage_text(f.lowest_storage));
+  if (!f.last_partition_error.empty()) out += "  last partitioner error: " + plain_words(f.last_partition_error) + "\n";
+  return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
 }
 
 nlohmann::ordered_json failure_json(const PlanRun& run) {

@@ -67,7 +67,9 @@ void describe_shortfall(PlanFailure& failure, const Topology& reserved,
       if (!smallest || option->total_storage() < smallest->total_storage()) smallest = option;
     }
     if (any_fits || !smallest) continue;
-    TableShortfall t{smallest->fqn(), smallest->total_storage(), {}};
+    TableShortfall t;
+    t.fqn = smallest->fqn();
+    t.smallest_option = smallest->total_storage();
     for (const auto& shard : smallest->shards) t.largest_shard = std::max(t.largest_shard, shard.storage.value_or(Storage{}));
     failure.tables.push_back(std::move(t));
   }
@@ -177,6 +179,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
       }
       ++result.num_proposals;
       Evaluation verdict = evaluator.evaluate(proposer, step, *proposal, key, best_rating, known);
+      if (observer_) observer_->on_verdict(*proposal, verdict.ok ? std::optional<double>(verdict.rating) : std::nullopt);
       if (verdict.ok) {
         ++result.num_plans;
         // Strictly better only: the earliest proposal wins a tie (torchrec).

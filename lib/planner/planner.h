@@ -18,12 +18,40 @@
 
 namespace shardplan {
 
+// One sharding option of a table that does not fit, as far as fitting goes
+// (filled by planner/failure_fixes.h, only when planning failed).
+struct OptionFit {
+  ShardingType sharding_type = ShardingType::kTableWise;
+  ComputeKernel compute_kernel = ComputeKernel::kFused;
+  int num_shards = 0;
+  Storage largest_shard;
+  Storage total;
+  std::vector<std::string> excluded_by;  // constraint keys that remove it; empty: allowed
+};
+
+// More capacity that would make something fit: the free storage per rank (and in
+// all) it lacks, and the flag values that would give it with the same reservation.
+struct CapacityFix {
+  Storage more_per_rank;               // 0 where that resource is not short
+  Storage more_total;                  // 0 where that resource is not short
+  std::optional<std::int64_t> hbm_cap;  // --hbm-cap per rank (bytes, whole GiB)
+  std::optional<std::int64_t> ddr_cap;  // --ddr-cap per rank (bytes, whole GiB)
+  std::optional<int> world_size;       // devices of the current size the total needs
+};
+
 // One table that cannot be placed whatever its option: its smallest option (by
 // total storage as (hbm, ddr)) and that option's largest shard.
 struct TableShortfall {
   std::string fqn;
   Storage smallest_option;
   Storage largest_shard;
+  // Filled by planner/failure_fixes.h: the table's constraint keys that narrow its
+  // options, the options they remove that would fit the largest free rank, and the
+  // allowed option needing the least extra capacity with that capacity.
+  std::vector<std::string> constraint_keys;
+  std::vector<OptionFit> fitting_if_unconstrained;
+  std::optional<OptionFit> nearest;
+  CapacityFix fix;
 };
 
 // Where planning stopped without a plan.
@@ -52,6 +80,11 @@ struct PlanFailure {
   Storage global_available;          // sum of the reserved capacities
   Storage largest_rank_free;         // component-wise max of reserved per-rank capacities
   std::vector<TableShortfall> tables;  // tables none of whose options fit a rank
+  // Filled by planner/failure_fixes.h when the smallest proposal exceeds the
+  // storage of all ranks together.
+  std::optional<CapacityFix> total_fix;
+  std::vector<std::string> constrained_tables;  // fqns with sharding_types / compute_kernels constraints
+  bool has_fixes = false;  // failure_fixes.h ran
 };
 
 // The planner's answer; exactly one of `plan` (non-empty or empty search space)
@@ -70,6 +103,16 @@ struct PlanResult {
   bool ok() const { return !failure.has_value(); }
 };
 
+// Sees every proposal the planner evaluates (not the repeats answered from its
+// cache), in proposal order, with its verdict: for explanations (`shardplan
+// explain`); planning does not depend on it.
+class ProposalObserver {
+ public:
+  virtual ~ProposalObserver() = default;
+  // `rating` is the perf rating when `proposal` was placed, unset when it was not.
+  virtual void on_verdict(const Proposal& proposal, std::optional<double> rating) = 0;
+};
+
 // torchrec's EmbeddingShardingPlanner with every stage supplied by the caller.
 class EmbeddingShardingPlanner {
  public:
@@ -85,6 +128,9 @@ class EmbeddingShardingPlanner {
   PlanResult plan(const Topology& topology, const ModelConfig& model,
                   const std::vector<ShardingOption>& search_space);
 
+  // Reports every evaluated proposal to `observer` (none by default; not owned).
+  void set_observer(ProposalObserver* observer) { observer_ = observer; }
+
  private:
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
@@ -96,6 +142,7 @@ class EmbeddingShardingPlanner {
   OptionEstimator estimator_;
   Parallelism parallelism_;
   NoopPerfModel perf_model_;
+  ProposalObserver* observer_ = nullptr;
 };
 
 // The proposers named in options.proposers, in order.

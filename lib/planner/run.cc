@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "planner/enumerator.h"
+#include "planner/failure_fixes.h"
 #include "planner/partitioners/optimizing/optimize_plan.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/perf_estimator.h"
@@ -52,7 +53,7 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, c
   return enumerate_options(input, topology, estimators.list(), parallelism);
 }
 
-PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism) {
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, ProposalObserver* observer) {
   PlanRun run;
   auto start = std::chrono::steady_clock::now();
   run.phases.restart();
@@ -89,12 +90,15 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism) {
     };
     EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner, estimator,
                                      parallelism);
+    planner.set_observer(observer);
     run.result = planner.plan(run.topology, input.model, run.search_space);
     if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
       run.result.plan.clear();
       run.result.last_proposal.clear();
       run.result.failure = multi_host_crash(run.topology, run.search_space);
     }
+    if (run.result.failure && run.result.failure->stage == FailureStage::kPlan)
+      describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space);
     run.phases.append(run.result.phases);
     if (input.planner.partitioner.type == PartitionerKind::kOptimizing) improve_plan(run, input.planner.partitioner);
   }

@@ -35,7 +35,9 @@ struct PlanRun {
 
 // Plans `input` on the threads of `parallelism` (none by default); the result
 // does not depend on them.
-PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {});
+// `observer`, when given, sees every proposal evaluated (planner.h).
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {},
+                 ProposalObserver* observer = nullptr);
 
 // The EmbeddingStats report of a run (also for failed runs, as torchrec logs it).
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input);

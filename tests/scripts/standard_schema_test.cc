@@ -38,7 +38,7 @@ RunResult check_schemas(const std::string& python, const std::string& pairs) {
   return RunResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), ""};
 }
 
-TEST_CASE("schemas: python3-jsonschema validates plan, enumerate and case files with them", "[app][schema]") {
+TEST_CASE("schemas: python3-jsonschema validates plan, enumerate, explain and case files with them", "[app][schema]") {
   const auto pythons = pythons_with_jsonschema();
   if (pythons.empty()) {
     WARN(
@@ -52,13 +52,17 @@ TEST_CASE("schemas: python3-jsonschema validates plan, enumerate and case files 
   const std::string example = kSource + "/configs/quickstart.json";
   REQUIRE(run_shardplan("plan --config " + example + " --stats none -o " + plan).exit_code == 0);
   REQUIRE(run_shardplan("enumerate --config " + example + " -o " + options).exit_code == 0);
+  const std::string explained = scratch_prefix() + "std_schema_explain.json";
+  REQUIRE(run_shardplan("explain --config " + example + " --table sparse.ebc.t_query --format json -o " + explained)
+              .exit_code == 0);
   const std::string schemas = kSource + "/schemas/";
   for (const auto& python : pythons) {
     INFO("validated by " << python);
     RunResult valid =
         check_schemas(python, schemas + "plan.schema.json=" + plan + " " + schemas +
-                                  "enumerate.schema.json=" + options + " " + schemas + "case.schema.json=" + example);
-    CHECK(valid.out == plan + ": ok\n" + options + ": ok\n" + example + ": ok\n");
+                                  "enumerate.schema.json=" + options + " " + schemas + "case.schema.json=" + example +
+                                  " " + schemas + "explain.schema.json=" + explained);
+    CHECK(valid.out == plan + ": ok\n" + options + ": ok\n" + example + ": ok\n" + explained + ": ok\n");
     CHECK(valid.exit_code == 0);
 
     // The validator does look: a plan without its summary is refused.
