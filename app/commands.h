@@ -30,6 +30,7 @@ const std::vector<Command>& commands();
 CommandRun setup_validate(CLI::App& sub);
 CommandRun setup_plan(CLI::App& sub);
 CommandRun setup_enumerate(CLI::App& sub);
+CommandRun setup_sweep(CLI::App& sub);
 CommandRun setup_a2a(CLI::App& sub);
 CommandRun setup_pipeline(CLI::App& sub);
 CommandRun setup_propagate(CLI::App& sub);
