@@ -58,7 +58,9 @@ std::optional<SweepValue> parse_size(std::string_view text, std::string* error) 
   std::string why;
   auto bytes = parse_size_bytes(text, &why);
   if (!bytes) {
-    *error = "expected a size such as '80 GiB', " + found(text) + (why.empty() ? "" : " (" + why + ")");
+    // parse_size_bytes says why only when it is more than "not a size" (an unknown unit, too large).
+    const bool says_more = !why.empty() && why.rfind("expected", 0) != 0;
+    *error = "expected a size such as '80 GiB', " + found(text) + (says_more ? " (" + why + ")" : "");
     return std::nullopt;
   }
   return SweepValue{std::string(text), static_cast<double>(*bytes), std::nullopt};

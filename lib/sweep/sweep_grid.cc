@@ -59,16 +59,23 @@ class GridBuilder {
   std::vector<Diagnostic> problems;
   SweepGrid grid;
 
+  // Problems at `pos`: through the file's reader while reading it (which lists
+  // them by position), else in the order found.
+  void report(SourcePos pos, const std::string& path, std::string message) {
+    if (file_reader_) file_reader_->report(std::move(pos), path, std::move(message));
+    else problems.push_back({std::move(pos), path, std::move(message)});
+  }
+
   // Starts an axis for `name`, or reports why not (unknown field, given twice).
   SweepAxis* start_axis(const std::string& name, SourcePos pos, const std::string& path) {
     const auto field = parse_name(kSweepFieldNames, name);
     if (!field) {
-      problems.push_back({pos, path, unknown_name_message("sweep field", name, names_of(kSweepFieldNames))});
+      report(pos, path, unknown_name_message("sweep field", name, names_of(kSweepFieldNames)));
       return nullptr;
     }
     for (const auto& axis : grid.axes)
       if (axis.field == *field) {
-        problems.push_back({pos, path, "field '" + name + "' is swept twice; give all its values in one place"});
+        report(pos, path, "field '" + name + "' is swept twice; give all its values in one place");
         return nullptr;
       }
     grid.axes.push_back(SweepAxis{*field, {}, {}, {}});
@@ -79,13 +86,12 @@ class GridBuilder {
     std::string error;
     auto value = parse_sweep_value(axis.field, text, &error);
     if (!value) {
-      problems.push_back({pos, path, error});
+      report(pos, path, error);
       return;
     }
     for (const auto& seen : axis.values)
       if (same_value(seen, *value)) {
-        problems.push_back({pos, path, "value '" + text + "' is given twice" +
-                                           (seen.text == text ? "" : " (as '" + seen.text + "')")});
+        report(pos, path, "value '" + text + "' is given twice" + (seen.text == text ? "" : " (as '" + seen.text + "')"));
         return;
       }
     axis.values.push_back(std::move(*value));
@@ -96,7 +102,18 @@ class GridBuilder {
   void read_file(const std::string& path) {
     const Document doc = read_document(path);
     NodeReader r(doc.file);
-    if (!r.expect_map(doc.root, "")) return collect(r);
+    file_reader_ = &r;
+    read_grid(r, doc);
+    file_reader_ = nullptr;
+    try {
+      r.throw_if_any();  // sorts the file's problems by position
+    } catch (const InputError& e) {
+      problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
+    }
+  }
+
+  void read_grid(NodeReader& r, const Document& doc) {
+    if (!r.expect_map(doc.root, "")) return;
     r.check_keys(doc.root, "", {"grid"});
     const YAML::Node grid_node = r.field(doc.root, "", "grid", true);
     if (grid_node.IsDefined() && r.expect_map(grid_node, "grid")) {
@@ -119,7 +136,6 @@ class GridBuilder {
         }
       }
     }
-    collect(r);
   }
 
   void read_set(const std::string& argument) {
@@ -166,9 +182,7 @@ class GridBuilder {
     return r.string(node, path);
   }
 
-  void collect(const NodeReader& r) {
-    problems.insert(problems.end(), r.diagnostics().begin(), r.diagnostics().end());
-  }
+  NodeReader* file_reader_ = nullptr;
 };
 
 }  // namespace
