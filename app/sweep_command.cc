@@ -41,10 +41,6 @@ struct SweepOptions {
   std::string merge_output;
 };
 
-InputError usage_error(const std::string& flag, const std::string& message) {
-  return InputError(SourcePos{}, flag, message);
-}
-
 // The rows as they are written: to stdout, or appended to the output file (which
 // a later --resume reads back), each row in one write.
 class RowSink {
@@ -53,8 +49,7 @@ class RowSink {
   RowSink(const std::string& path, std::size_t keep) : path_(path) {
     if (path.empty() || path == "-") return;
     fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::ftruncate(fd_, static_cast<off_t>(keep)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0)
-      fail();
+    if (fd_ < 0 || ::ftruncate(fd_, static_cast<off_t>(keep)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) fail();
   }
   ~RowSink() {
     if (fd_ >= 0) ::close(fd_);
@@ -87,8 +82,9 @@ std::vector<std::string> input_contents(const InputOptions& inputs) {
   std::vector<std::string> out;
   for (const std::string* path : {&inputs.config, &inputs.model, &inputs.topology, &inputs.planner}) {
     if (*path == "-")
-      throw usage_error("", "sweep reads its inputs by name (each slice reads them again): '-' (stdin) is not "
-                            "supported here; save the input to a file");
+      throw InputError(SourcePos{}, "",
+                       "sweep reads its inputs by name (each slice reads them again): '-' (stdin) is not "
+                       "supported here; save the input to a file");
     if (!path->empty()) out.push_back(file_bytes(*path));
   }
   return out;
@@ -96,16 +92,21 @@ std::vector<std::string> input_contents(const InputOptions& inputs) {
 
 int run_sweep(const SweepOptions& o) {
   const auto format = parse_name(kSweepFormatNames, o.format);
-  if (!format) throw usage_error("--format", "expected " + alternatives_text(kSweepFormatNames) + ", found '" + o.format + "'");
-  if (o.threads < 0) throw usage_error("--threads", "expected 0 or more, found " + std::to_string(o.threads));
+  if (!format)
+    throw InputError(SourcePos{}, "--format",
+                     "expected " + alternatives_text(kSweepFormatNames) + ", found '" + o.format + "'");
+  if (o.threads < 0)
+    throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(o.threads));
   SweepShard shard;
   if (!o.shard.empty()) {
     const auto parsed = parse_sweep_shard(o.shard);
-    if (!parsed) throw usage_error("--shard", "expected K/N with 0 <= K < N (slice K of N), found '" + o.shard + "'");
+    if (!parsed)
+      throw InputError(SourcePos{}, "--shard", "expected K/N with 0 <= K < N (slice K of N), found '" + o.shard + "'");
     shard = *parsed;
   }
   const bool to_stdout = o.output.empty() || o.output == "-";
-  if (o.resume && to_stdout) throw usage_error("--resume", "needs -o FILE: the rows of the earlier run are read from it");
+  if (o.resume && to_stdout)
+    throw InputError(SourcePos{}, "--resume", "needs -o FILE: the rows of the earlier run are read from it");
 
   const SweepGrid grid = read_sweep_grid(o.sweep_file, o.sets);
   const std::vector<std::string> contents = input_contents(o.inputs);
@@ -163,9 +164,9 @@ int run_merge(const SweepOptions& o) {
 CommandRun setup_sweep(CLI::App& sub) {
   auto options = std::make_shared<SweepOptions>();
   add_input_options(sub, options->inputs);
-  sub.add_option("--set", options->sets,
-                 "sweep FIELD over the values V1,V2,... (repeatable; fields: " +
-                     joined_names(kSweepFieldNames, ", ") + ")")
+  sub.add_option(
+         "--set", options->sets,
+         "sweep FIELD over the values V1,V2,... (repeatable; fields: " + joined_names(kSweepFieldNames, ", ") + ")")
       ->type_name("FIELD=V1,V2")
       ->allow_extra_args(false);
   sub.add_option("--sweep", options->sweep_file, "the grid as a file (YAML or JSON; schemas/sweep.schema.json)")
@@ -173,13 +174,15 @@ CommandRun setup_sweep(CLI::App& sub) {
   sub.add_option("--format", options->format, "rows as jsonl (default, one JSON object per line) or csv")
       ->type_name("FORMAT");
   sub.add_option("-o,--output", options->output, "write the rows here (default: stdout)")->type_name("FILE");
-  sub.add_option("--threads", options->threads, "threads (default 0: one per core); the rows are the same for any count")
+  sub.add_option("--threads", options->threads,
+                 "threads (default 0: one per core); the rows are the same for any count")
       ->type_name("N");
   sub.add_flag("--resume", options->resume,
                "keep the complete rows already in -o FILE (an interrupted run's) and plan only the rest");
   sub.add_option("--shard", options->shard, "plan only slice K of N: the points whose index % N == K")
       ->type_name("K/N");
-  sub.add_option("--plans-dir", options->plans_dir, "also write each feasible point's plan file here (point-NNNNNN.json)")
+  sub.add_option("--plans-dir", options->plans_dir,
+                 "also write each feasible point's plan file here (point-NNNNNN.json)")
       ->type_name("DIR");
   sub.add_option("--plot", options->plot, "also draw max-rank perf and max HBM against the first field (SVG)")
       ->type_name("FILE");

@@ -1,10 +1,10 @@
 #include "sweep/sweep_fields.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <algorithm>
 
 #include "common/units.h"
 #include "config/planner_names.h"
@@ -16,14 +16,19 @@ SweepValueKind value_kind_of(SweepField field) {
     case SweepField::kWorldSize:
     case SweepField::kLocalWorldSize:
     case SweepField::kBatchSize:
-    case SweepField::kGreedyThreshold: return SweepValueKind::kInteger;
-    case SweepField::kReservationPercentage: return SweepValueKind::kNumber;
+    case SweepField::kGreedyThreshold:
+      return SweepValueKind::kInteger;
+    case SweepField::kReservationPercentage:
+      return SweepValueKind::kNumber;
     case SweepField::kHbmCap:
-    case SweepField::kDdrCap: return SweepValueKind::kSize;
-    case SweepField::kProposers: return SweepValueKind::kNameList;
+    case SweepField::kDdrCap:
+      return SweepValueKind::kSize;
+    case SweepField::kProposers:
+      return SweepValueKind::kNameList;
     case SweepField::kPartitioner:
     case SweepField::kStorageReservation:
-    case SweepField::kSortBy: return SweepValueKind::kName;
+    case SweepField::kSortBy:
+      return SweepValueKind::kName;
   }
   return SweepValueKind::kName;
 }
@@ -95,7 +100,8 @@ std::optional<SweepValue> parse_sweep_value(SweepField field, std::string_view t
   switch (field) {
     case SweepField::kWorldSize:
     case SweepField::kLocalWorldSize:
-    case SweepField::kBatchSize: return parse_integer(text, error);
+    case SweepField::kBatchSize:
+      return parse_integer(text, error);
     case SweepField::kGreedyThreshold: {
       auto value = parse_integer(text, error);
       // PlannerOverrides holds an int, as the --greedy-threshold flag does.
@@ -105,10 +111,13 @@ std::optional<SweepValue> parse_sweep_value(SweepField field, std::string_view t
       }
       return value;
     }
-    case SweepField::kReservationPercentage: return parse_number(text, error);
+    case SweepField::kReservationPercentage:
+      return parse_number(text, error);
     case SweepField::kHbmCap:
-    case SweepField::kDdrCap: return parse_size(text, error);
-    case SweepField::kProposers: return parse_proposers(text, error);
+    case SweepField::kDdrCap:
+      return parse_size(text, error);
+    case SweepField::kProposers:
+      return parse_proposers(text, error);
     case SweepField::kPartitioner:
       if (!known_name(kPartitionerNames, "partitioner", text, error)) return std::nullopt;
       break;
@@ -125,12 +134,24 @@ std::optional<SweepValue> parse_sweep_value(SweepField field, std::string_view t
 void set_override(PlannerOverrides& o, SweepField field, const SweepValue& value) {
   const auto integer = [&value] { return value.integer.value_or(0); };
   switch (field) {
-    case SweepField::kWorldSize: o.world_size = integer(); break;
-    case SweepField::kLocalWorldSize: o.local_world_size = integer(); break;
-    case SweepField::kHbmCap: o.hbm_cap = value.text; break;
-    case SweepField::kDdrCap: o.ddr_cap = value.text; break;
-    case SweepField::kBatchSize: o.batch_size = integer(); break;
-    case SweepField::kPartitioner: o.partitioner = value.text; break;
+    case SweepField::kWorldSize:
+      o.world_size = integer();
+      break;
+    case SweepField::kLocalWorldSize:
+      o.local_world_size = integer();
+      break;
+    case SweepField::kHbmCap:
+      o.hbm_cap = value.text;
+      break;
+    case SweepField::kDdrCap:
+      o.ddr_cap = value.text;
+      break;
+    case SweepField::kBatchSize:
+      o.batch_size = integer();
+      break;
+    case SweepField::kPartitioner:
+      o.partitioner = value.text;
+      break;
     case SweepField::kProposers: {
       std::string names = value.text;
       for (char& c : names)
@@ -138,9 +159,15 @@ void set_override(PlannerOverrides& o, SweepField field, const SweepValue& value
       o.proposers = names;
       break;
     }
-    case SweepField::kStorageReservation: o.storage_reservation = value.text; break;
-    case SweepField::kReservationPercentage: o.reservation_percentage = value.number; break;
-    case SweepField::kSortBy: o.sort_by = value.text; break;
+    case SweepField::kStorageReservation:
+      o.storage_reservation = value.text;
+      break;
+    case SweepField::kReservationPercentage:
+      o.reservation_percentage = value.number;
+      break;
+    case SweepField::kSortBy:
+      o.sort_by = value.text;
+      break;
     case SweepField::kGreedyThreshold:
       o.greedy_threshold = static_cast<int>(std::max<std::int64_t>(integer(), std::numeric_limits<int>::min()));
       break;

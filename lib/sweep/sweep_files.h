@@ -12,8 +12,8 @@ namespace shardplan {
 
 // What an earlier run of the same sweep slice left in its output file.
 struct SweepResume {
-  std::string kept;            // the complete prefix to keep: the header and the complete rows
-  std::size_t rows_done = 0;   // points of the slice already in it (the first rows_done of the slice)
+  std::string kept;           // the complete prefix to keep: the header and the complete rows
+  std::size_t rows_done = 0;  // points of the slice already in it (the first rows_done of the slice)
 };
 
 // Reads the output file `path` of an interrupted run (absent or empty: nothing

@@ -62,8 +62,10 @@ class GridBuilder {
   // Problems at `pos`: through the file's reader while reading it (which lists
   // them by position), else in the order found.
   void report(SourcePos pos, const std::string& path, std::string message) {
-    if (file_reader_) file_reader_->report(std::move(pos), path, std::move(message));
-    else problems.push_back({std::move(pos), path, std::move(message)});
+    if (file_reader_)
+      file_reader_->report(std::move(pos), path, std::move(message));
+    else
+      problems.push_back({std::move(pos), path, std::move(message)});
   }
 
   // Starts an axis for `name`, or reports why not (unknown field, given twice).
@@ -91,7 +93,8 @@ class GridBuilder {
     }
     for (const auto& seen : axis.values)
       if (same_value(seen, *value)) {
-        report(pos, path, "value '" + text + "' is given twice" + (seen.text == text ? "" : " (as '" + seen.text + "')"));
+        report(pos, path,
+               "value '" + text + "' is given twice" + (seen.text == text ? "" : " (as '" + seen.text + "')"));
         return;
       }
     axis.values.push_back(std::move(*value));
@@ -126,7 +129,8 @@ class GridBuilder {
         const YAML::Node& list = it->second;
         if (!list.IsSequence() || list.size() == 0) {
           r.report(list, key,
-                   list.IsSequence() ? "expected a non-empty list of values" : "expected a list of values, found " + NodeReader::describe(list));
+                   list.IsSequence() ? "expected a non-empty list of values"
+                                     : "expected a list of values, found " + NodeReader::describe(list));
           continue;
         }
         for (std::size_t i = 0; i < list.size(); ++i) {
@@ -158,8 +162,10 @@ class GridBuilder {
       const std::size_t comma = std::min(list.find(',', start), list.size());
       const std::string text = trimmed(std::string_view(list).substr(start, comma - start));
       const std::string path = join_index(key, index++);
-      if (text.empty()) problems.push_back({SourcePos{}, path, "expected a value, found nothing between commas"});
-      else add_value(*axis, text, SourcePos{}, path);
+      if (text.empty())
+        problems.push_back({SourcePos{}, path, "expected a value, found nothing between commas"});
+      else
+        add_value(*axis, text, SourcePos{}, path);
       if (comma == list.size()) break;
       start = comma + 1;
     }
@@ -197,8 +203,9 @@ SweepGrid read_sweep_grid(const std::string& sweep_file, const std::vector<std::
     std::size_t points = 1;
     for (const auto& axis : builder.grid.axes) {
       if (points > kMaxSweepPoints / axis.values.size()) {
-        builder.problems.push_back({SourcePos{}, "", "the grid has more than " + std::to_string(kMaxSweepPoints) +
-                                                         " points; sweep fewer values"});
+        builder.problems.push_back(
+            {SourcePos{}, "",
+             "the grid has more than " + std::to_string(kMaxSweepPoints) + " points; sweep fewer values"});
         break;
       }
       points *= axis.values.size();

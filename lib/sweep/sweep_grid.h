@@ -22,8 +22,8 @@ inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
 struct SweepAxis {
   SweepField field = SweepField::kWorldSize;
   std::vector<SweepValue> values;
-  std::vector<SourcePos> value_pos;        // one per value
-  std::vector<std::string> value_path;     // one per value: "--set world_size[1]", "grid.world_size[1]"
+  std::vector<SourcePos> value_pos;     // one per value
+  std::vector<std::string> value_path;  // one per value: "--set world_size[1]", "grid.world_size[1]"
 };
 
 struct SweepGrid {

@@ -1,8 +1,8 @@
 #include "sweep/sweep_id.h"
 
-#include <cstdint>
-
 #include <fmt/format.h>
+
+#include <cstdint>
 
 namespace shardplan {
 

@@ -1,9 +1,9 @@
 #include "sweep/sweep_plot.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "common/units.h"
 
@@ -22,11 +22,20 @@ std::string escaped(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -37,7 +46,8 @@ std::string escaped(std::string_view text) {
 std::vector<double> x_fractions(const SweepAxis& axis) {
   const std::size_t n = axis.values.size();
   std::vector<double> out(n, 0.5);
-  const bool numeric = std::all_of(axis.values.begin(), axis.values.end(), [](const auto& v) { return v.number.has_value(); });
+  const bool numeric =
+      std::all_of(axis.values.begin(), axis.values.end(), [](const auto& v) { return v.number.has_value(); });
   if (numeric) {
     double low = *axis.values[0].number, high = low;
     for (const auto& v : axis.values) low = std::min(low, *v.number), high = std::max(high, *v.number);
@@ -140,17 +150,16 @@ std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRe
       std::string vertices;
       for (const Point& p : points)
         vertices += fmt::format("{}{:.1f},{:.1f}", vertices.empty() ? "" : " ", p.x, y_of(perf ? p.perf : p.hbm_gib));
-      svg += fmt::format("<polyline class=\"series {}\" fill=\"none\" stroke=\"{}\" points=\"{}\"/>\n",
-                         panel.css_class, stroke, vertices);
+      svg += fmt::format("<polyline class=\"series {}\" fill=\"none\" stroke=\"{}\" points=\"{}\"/>\n", panel.css_class,
+                         stroke, vertices);
       for (const Point& p : points)
         svg += fmt::format("<circle class=\"point {}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n",
                            panel.css_class, p.x, y_of(perf ? p.perf : p.hbm_gib), stroke);
     }
     if (perf)
       for (double x : infeasible_x)
-        svg += fmt::format(
-            "<path class=\"infeasible\" d=\"M{0:.1f},{1:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\"/>\n", x - 3,
-            bottom - 9);
+        svg += fmt::format("<path class=\"infeasible\" d=\"M{0:.1f},{1:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\"/>\n",
+                           x - 3, bottom - 9);
     svg += "</g>\n";
   }
   // The legend: one entry per series (the other fields' values), when there are few.

@@ -23,7 +23,7 @@ struct SweepPointResult {
   // Where planning stopped: reservation, proposer, plan, crash (planner.h's
   // kFailureStageNames) or enumerate; "" when feasible.
   std::string failure_stage;
-  std::optional<double> max_rank_perf_ms;  // max over ranks of the total perf (the plan's rating)
+  std::optional<double> max_rank_perf_ms;     // max over ranks of the total perf (the plan's rating)
   std::optional<std::int64_t> max_hbm_bytes;  // max over ranks of the HBM used
   std::optional<std::int64_t> max_ddr_bytes;
   // Max over ranks of used / the rank's device capacity (before reservation);

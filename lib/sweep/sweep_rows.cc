@@ -1,8 +1,8 @@
 #include "sweep/sweep_rows.h"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 namespace shardplan {
@@ -12,10 +12,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // The figures after the swept values, in row order (CSV columns and JSON keys alike).
-constexpr const char* kResultColumns[] = {"feasible",         "failure",       "failure_stage",
-                                          "max_rank_perf_ms", "max_hbm_bytes", "max_hbm_fraction",
-                                          "max_ddr_bytes",    "max_ddr_fraction", "imbalance",
-                                          "proposals",        "plan"};
+constexpr const char* kResultColumns[] = {"feasible",      "failure",          "failure_stage", "max_rank_perf_ms",
+                                          "max_hbm_bytes", "max_hbm_fraction", "max_ddr_bytes", "max_ddr_fraction",
+                                          "imbalance",     "proposals",        "plan"};
 constexpr std::size_t kResultColumnCount = std::size(kResultColumns);
 constexpr std::size_t kLeadingColumns = 3;  // sweep, index, points
 
@@ -28,9 +27,12 @@ Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr)
 
 Json value_json(const SweepAxis& axis, const SweepValue& value) {
   switch (value_kind_of(axis.field)) {
-    case SweepValueKind::kInteger: return Json(*value.integer);
-    case SweepValueKind::kNumber: return Json(*value.number);
-    default: return Json(value.text);
+    case SweepValueKind::kInteger:
+      return Json(*value.integer);
+    case SweepValueKind::kNumber:
+      return Json(*value.number);
+    default:
+      return Json(value.text);
   }
 }
 
@@ -77,9 +79,12 @@ std::vector<std::string> csv_cells(std::string_view line) {
   for (std::size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cells.back() += '"', ++i;
-      else if (c == '"') quoted = false;
-      else cells.back() += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        cells.back() += '"', ++i;
+      else if (c == '"')
+        quoted = false;
+      else
+        cells.back() += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {

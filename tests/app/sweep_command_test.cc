@@ -3,7 +3,6 @@
 // slices run as separate processes merging into the single run's bytes, the SVG,
 // and positioned errors for a bad --set.
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -79,10 +78,10 @@ TEST_CASE("sweep: a point's figures and plan file are what plan gives with the s
     const nlohmann::json row = nlohmann::json::parse(lines[i]);
     INFO(lines[i]);
     const std::string plan_path = scratch("sweep-plan.json");
-    const RunResult plan = run_shardplan("plan " + kQuickstart + " --world-size " +
-                                         std::to_string(row["values"]["world_size"].get<int>()) + " --hbm-cap '" +
-                                         row["values"]["hbm_cap"].get<std::string>() +
-                                         "' --ddr-cap '1 MiB' --stats none -o " + plan_path);
+    const RunResult plan =
+        run_shardplan("plan " + kQuickstart + " --world-size " +
+                      std::to_string(row["values"]["world_size"].get<int>()) + " --hbm-cap '" +
+                      row["values"]["hbm_cap"].get<std::string>() + "' --ddr-cap '1 MiB' --stats none -o " + plan_path);
     const std::string plan_file = plans + "/point-00000" + std::to_string(i) + ".json";
     if (plan.exit_code == 1) {
       CHECK(row["feasible"] == false);
@@ -154,7 +153,8 @@ TEST_CASE("sweep: slices run as separate processes merge into the single run's b
     REQUIRE(std::system(("bash -c \"" + command + "\"").c_str()) == 0);
     for (const auto& slice : slices) CHECK(lines_of(slurp(slice)).size() < lines_of(single.out).size());
     const std::string merged = scratch(std::string("merged.") + format);
-    const RunResult merge = run_shardplan("sweep merge " + slices[2] + " " + slices[0] + " " + slices[1] + " -o " + merged);
+    const RunResult merge =
+        run_shardplan("sweep merge " + slices[2] + " " + slices[0] + " " + slices[1] + " -o " + merged);
     CHECK(merge.exit_code == 0);
     CHECK(slurp(merged) == single.out);
 
@@ -162,7 +162,8 @@ TEST_CASE("sweep: slices run as separate processes merge into the single run's b
     CHECK(missing.exit_code == 2);
     CHECK(missing.out.empty());
     CHECK(missing.err.find("are in no slice") != std::string::npos);
-    const RunResult overlap = run_shardplan("sweep merge " + slices[0] + " " + slices[1] + " " + slices[2] + " " + slices[1]);
+    const RunResult overlap =
+        run_shardplan("sweep merge " + slices[0] + " " + slices[1] + " " + slices[2] + " " + slices[1]);
     CHECK(overlap.exit_code == 2);
     CHECK(overlap.err.find("slices overlap") != std::string::npos);
   }
@@ -170,7 +171,9 @@ TEST_CASE("sweep: slices run as separate processes merge into the single run's b
   const std::string a = scratch("other-0.jsonl");
   const std::string b = scratch("other-1.jsonl");
   REQUIRE(sweep("--shard 0/2 -o " + a).exit_code == 0);
-  REQUIRE(run_shardplan("sweep " + kQuickstart + " --set world_size=1,2,4,8 --set 'hbm_cap=100 MiB,32 GiB' --set 'ddr_cap=1 MiB' --shard 1/2 -o " + b)
+  REQUIRE(run_shardplan(
+              "sweep " + kQuickstart +
+              " --set world_size=1,2,4,8 --set 'hbm_cap=100 MiB,32 GiB' --set 'ddr_cap=1 MiB' --shard 1/2 -o " + b)
               .exit_code == 0);
   const RunResult mixed = run_shardplan("sweep merge " + a + " " + b);
   CHECK(mixed.exit_code == 2);

@@ -2,10 +2,10 @@
 // as Slurm would run it (SLURM_ARRAY_TASK_ID per slice, then `merge`), and the
 // Kubernetes Indexed Job's commands run with JOB_COMPLETION_INDEX, each merge
 // giving exactly the bytes of a single `shardplan sweep` run.
-#include <catch2/catch.hpp>
-
-#include <filesystem>
 #include <yaml-cpp/yaml.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
 
 #include "config/config_test_util.h"
 #include "support/run_binary.h"
@@ -51,7 +51,8 @@ TEST_CASE("sweep examples: the Slurm array script's slices merge into a single r
   CHECK(run_bash(env + "unset SLURM_ARRAY_TASK_ID; bash " + script + " 2>/dev/null") != 0);
 }
 
-TEST_CASE("sweep examples: the Kubernetes Indexed Job's pods and merge job give a single run's bytes", "[app][sweep][shard]") {
+TEST_CASE("sweep examples: the Kubernetes Indexed Job's pods and merge job give a single run's bytes",
+          "[app][sweep][shard]") {
   const YAML::Node job = YAML::LoadFile(kSource + "/examples/kubernetes/sweep-job.yaml");
   const YAML::Node merge = YAML::LoadFile(kSource + "/examples/kubernetes/sweep-merge-job.yaml");
   REQUIRE(job["spec"]["completionMode"].as<std::string>() == "Indexed");
@@ -64,7 +65,8 @@ TEST_CASE("sweep examples: the Kubernetes Indexed Job's pods and merge job give 
   // The container's command, with the volumes' mount paths pointing at scratch folders.
   auto command_of = [&](const YAML::Node& manifest) {
     std::string text = manifest["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>();
-    for (const auto& [mount, dir] : {std::pair<std::string, std::string>{"/inputs/", inputs + "/"}, {"/results/", results + "/"}})
+    for (const auto& [mount, dir] :
+         {std::pair<std::string, std::string>{"/inputs/", inputs + "/"}, {"/results/", results + "/"}})
       for (std::size_t at; (at = text.find(mount)) != std::string::npos;) text.replace(at, mount.size(), dir);
     return text;
   };

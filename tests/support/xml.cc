@@ -71,13 +71,20 @@ class Reader {
       const std::size_t semi = raw.find(';', k);
       if (semi == std::string::npos) fail("an unterminated entity");
       const std::string entity = raw.substr(k + 1, semi - k - 1);
-      if (entity == "amp") out += '&';
-      else if (entity == "lt") out += '<';
-      else if (entity == "gt") out += '>';
-      else if (entity == "quot") out += '"';
-      else if (entity == "apos") out += '\'';
-      else if (entity.size() > 1 && entity[0] == '#') out += '?';  // a character reference
-      else fail("unknown entity &" + entity + ";");
+      if (entity == "amp")
+        out += '&';
+      else if (entity == "lt")
+        out += '<';
+      else if (entity == "gt")
+        out += '>';
+      else if (entity == "quot")
+        out += '"';
+      else if (entity == "apos")
+        out += '\'';
+      else if (entity.size() > 1 && entity[0] == '#')
+        out += '?';  // a character reference
+      else
+        fail("unknown entity &" + entity + ";");
       k = semi;
     }
     return out;

@@ -1,10 +1,11 @@
 // The sweep grid: order of points, --set and sweep-file reading with positioned
 // errors, values checked as `plan`'s flags are, and the slices of --shard.
+#include "sweep/sweep_grid.h"
+
 #include <catch2/catch.hpp>
 
 #include "config/config_test_util.h"
 #include "config/loader.h"
-#include "sweep/sweep_grid.h"
 #include "sweep/sweep_run.h"
 
 namespace shardplan {
@@ -53,20 +54,21 @@ TEST_CASE("sweep grid: every problem of the file, at its position, then those of
                                          "  batch_size: [512, 1.5, 512]\n"
                                          "  partitioner: [greedy, memory_balance]\n"
                                          "extra: 1\n");
-  CHECK(problems_of([&] { read_sweep_grid(file, {"world_size", "batch_size=1", "sort_by=perf,,storage", "ddr_cap="}); }) ==
-        std::vector<std::string>{
-            "bad-grid.yaml:2:3: grid.word_size: unknown sweep field 'word_size', did you mean 'world_size'?",
-            "bad-grid.yaml:3:12: grid.hbm_cap: expected a non-empty list of values",
-            "bad-grid.yaml:4:21: grid.batch_size[1]: expected an integer, found '1.5'",
-            "bad-grid.yaml:4:26: grid.batch_size[2]: value '512' is given twice",
-            "bad-grid.yaml:5:25: grid.partitioner[1]: unknown partitioner 'memory_balance', did you mean "
-            "'memory_balanced'?",
-            "bad-grid.yaml:6:1: extra: unknown key 'extra' (known keys: grid)",
-            "--set: expected FIELD=V1,V2,..., found 'world_size'",
-            "--set: field 'batch_size' is swept twice; give all its values in one place",
-            "--set sort_by[1]: expected a value, found nothing between commas",
-            "--set ddr_cap: expected at least one value after '=', found none",
-        });
+  CHECK(problems_of([&] {
+          read_sweep_grid(file, {"world_size", "batch_size=1", "sort_by=perf,,storage", "ddr_cap="});
+        }) == std::vector<std::string>{
+                  "bad-grid.yaml:2:3: grid.word_size: unknown sweep field 'word_size', did you mean 'world_size'?",
+                  "bad-grid.yaml:3:12: grid.hbm_cap: expected a non-empty list of values",
+                  "bad-grid.yaml:4:21: grid.batch_size[1]: expected an integer, found '1.5'",
+                  "bad-grid.yaml:4:26: grid.batch_size[2]: value '512' is given twice",
+                  "bad-grid.yaml:5:25: grid.partitioner[1]: unknown partitioner 'memory_balance', did you mean "
+                  "'memory_balanced'?",
+                  "bad-grid.yaml:6:1: extra: unknown key 'extra' (known keys: grid)",
+                  "--set: expected FIELD=V1,V2,..., found 'world_size'",
+                  "--set: field 'batch_size' is swept twice; give all its values in one place",
+                  "--set sort_by[1]: expected a value, found nothing between commas",
+                  "--set ddr_cap: expected at least one value after '=', found none",
+              });
   CHECK(problems_of([] { read_sweep_grid("", {}); }) ==
         std::vector<std::string>{"nothing to sweep: give --set FIELD=V1,V2 or --sweep FILE"});
 }

@@ -1,11 +1,11 @@
 // The sweep's SVG is well-formed XML with one circle and one polyline vertex per
 // feasible point in each panel, and axis labels that name the swept field.
-#include <catch2/catch.hpp>
+#include "sweep/sweep_plot.h"
 
+#include <catch2/catch.hpp>
 #include <sstream>
 
 #include "support/xml.h"
-#include "sweep/sweep_plot.h"
 
 namespace shardplan {
 namespace {

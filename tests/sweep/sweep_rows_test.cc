@@ -1,12 +1,12 @@
 // Sweep rows read back as written (both formats), and the file checks of resume
 // and merge: torn rows, rows of another sweep, overlapping and missing points.
-#include <catch2/catch.hpp>
+#include "sweep/sweep_rows.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 
 #include "config/config_test_util.h"
 #include "sweep/sweep_files.h"
-#include "sweep/sweep_rows.h"
 
 namespace shardplan {
 namespace {
@@ -96,8 +96,9 @@ TEST_CASE("sweep resume: complete rows are kept, a torn last row is dropped, oth
         std::vector<std::string>{"resume.jsonl:1: this row is of another sweep (id 0123456789abcdef; this sweep's id "
                                  "is fedcba9876543210: other inputs, grid, format or version); give another -o, or "
                                  "drop --resume"});
-  CHECK(problems_of([&] { read_sweep_resume(path, SweepFormat::kJsonl, "", context.sweep_id, {1, 3}); }) ==
-        std::vector<std::string>{"resume.jsonl:1: point 0 is not the next point of this slice (expected 1)"});
+  CHECK(problems_of([&] {
+          read_sweep_resume(path, SweepFormat::kJsonl, "", context.sweep_id, {1, 3});
+        }) == std::vector<std::string>{"resume.jsonl:1: point 0 is not the next point of this slice (expected 1)"});
   // A broken row that is not the last line is not an interruption's doing.
   const std::string broken = write_scratch("broken.jsonl", "{\"sweep\":\n" + jsonl);
   CHECK(problems_of([&] { read_sweep_resume(broken, SweepFormat::kJsonl, "", context.sweep_id, slice); }) ==
@@ -120,10 +121,11 @@ TEST_CASE("sweep merge: slices join in grid order; overlaps, gaps and other swee
     CHECK(problems_of([&] { merge_sweep_slices({a}); }) ==
           std::vector<std::string>{"2 of the sweep's 4 points are in no slice (the first: 0, 2); merge every slice"});
     const std::string c = write_scratch("slice-c", rows_of({2}, context));
-    CHECK(problems_of([&] { merge_sweep_slices({a, b, c}); }) ==
-          std::vector<std::string>{"slice-c:" + std::to_string(format == SweepFormat::kCsv ? 2 : 1) +
-                                   ": point 2 is also at " + b + ":" +
-                                   std::to_string(format == SweepFormat::kCsv ? 3 : 2) + ": slices overlap"});
+    CHECK(problems_of([&] {
+            merge_sweep_slices({a, b, c});
+          }) == std::vector<std::string>{"slice-c:" + std::to_string(format == SweepFormat::kCsv ? 2 : 1) +
+                                         ": point 2 is also at " + b + ":" +
+                                         std::to_string(format == SweepFormat::kCsv ? 3 : 2) + ": slices overlap"});
     const SweepRowContext other{"fedcba9876543210", &grid};
     const std::string d = write_scratch("slice-d", rows_of({0, 2}, other));
     CHECK(problems_of([&] { merge_sweep_slices({a, d}); }).size() == 1);

@@ -1,11 +1,11 @@
 // schemas/sweep.schema.json and sweep-row.schema.json stay true: the grid's keys
 // and enums equal the sweep's field table and the planner's name tables, and the
 // example sweep files validate (rows are validated in tests/app/sweep_command_test.cc).
-#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <set>
-#include <yaml-cpp/yaml.h>
 
 #include "config/planner_names.h"
 #include "support/json_schema.h"
