@@ -31,6 +31,7 @@ CommandRun setup_validate(CLI::App& sub);
 CommandRun setup_plan(CLI::App& sub);
 CommandRun setup_enumerate(CLI::App& sub);
 CommandRun setup_explain(CLI::App& sub);
+CommandRun setup_sweep(CLI::App& sub);
 CommandRun setup_a2a(CLI::App& sub);
 CommandRun setup_pipeline(CLI::App& sub);
 CommandRun setup_propagate(CLI::App& sub);

@@ -1,0 +1,76 @@
+#include "sweep/sweep_point.h"
+
+#include <algorithm>
+
+#include "config/canonical_input.h"
+#include "output/plan_json.h"
+#include "planner/planner.h"
+#include "planner/rank_load.h"
+#include "planner/run.h"
+
+namespace shardplan {
+
+namespace {
+
+// used / capacity, max over ranks; unset when a loaded rank has no capacity.
+std::optional<double> max_fraction(const std::vector<RankLoad>& loads, const Topology& topology, bool hbm) {
+  double out = 0;
+  for (std::size_t rank = 0; rank < loads.size(); ++rank) {
+    const Storage& cap = topology.devices[rank].storage;
+    const std::int64_t used = hbm ? loads[rank].storage.hbm : loads[rank].storage.ddr;
+    const std::int64_t capacity = hbm ? cap.hbm : cap.ddr;
+    if (used == 0) continue;
+    if (capacity <= 0) return std::nullopt;
+    out = std::max(out, static_cast<double>(used) / static_cast<double>(capacity));
+  }
+  return out;
+}
+
+void record_failure(const PlanRun& run, SweepPointResult& out) {
+  if (run.enumeration_error) {
+    out.failure = "NO_SHARDING_OPTION";
+    out.failure_stage = "enumerate";
+    return;
+  }
+  const PlanFailure& f = *run.result.failure;
+  out.failure = std::string(name_of(kPlannerErrorTypeNames, f.error_type));
+  out.failure_stage = std::string(name_of(kFailureStageNames, f.stage));
+}
+
+}  // namespace
+
+SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid& grid, std::size_t index,
+                                      const Parallelism& parallelism, bool want_plan_text) {
+  PlanningInput input = base;
+  apply_planner_overrides(grid.overrides_at(index), input);
+  const PlanRun run = run_plan(input, parallelism);
+
+  SweepPointResult out;
+  out.index = index;
+  out.proposals = run.result.num_proposals;
+  out.feasible = run.ok();
+  if (!out.feasible) {
+    record_failure(run, out);
+    return out;
+  }
+  const std::vector<RankLoad> loads = rank_loads(run.result.plan, run.topology.world_size);
+  double max_perf = 0, sum_perf = 0;
+  std::int64_t max_hbm = 0, max_ddr = 0;
+  for (const auto& load : loads) {
+    max_perf = std::max(max_perf, load.perf.total());
+    sum_perf += load.perf.total();
+    max_hbm = std::max(max_hbm, load.storage.hbm);
+    max_ddr = std::max(max_ddr, load.storage.ddr);
+  }
+  out.max_rank_perf_ms = max_perf;
+  out.max_hbm_bytes = max_hbm;
+  out.max_ddr_bytes = max_ddr;
+  out.max_hbm_fraction = max_fraction(loads, run.topology, true);
+  out.max_ddr_fraction = max_fraction(loads, run.topology, false);
+  const double mean_perf = loads.empty() ? 0 : sum_perf / static_cast<double>(loads.size());
+  if (mean_perf > 0) out.imbalance = max_perf / mean_perf;
+  if (want_plan_text) out.plan_text = plan_file_text(run, input.model.name, inputs_sha256(input));
+  return out;
+}
+
+}  // namespace shardplan

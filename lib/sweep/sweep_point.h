@@ -1,0 +1,43 @@
+// One point of a sweep: the base input with the point's overrides, planned by the
+// planner's top-level run (planner/run.h), reduced to the figures a sweep reports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "config/config.h"
+#include "planner/parallelism.h"
+#include "sweep/sweep_grid.h"
+
+namespace shardplan {
+
+// What a sweep reports of one point. Figures of an infeasible point stay unset.
+struct SweepPointResult {
+  std::size_t index = 0;
+  bool feasible = false;
+  // torchrec's PlannerErrorType name (INSUFFICIENT_STORAGE, ...), or NO_SHARDING_OPTION
+  // when enumeration left a table without options; "" when feasible.
+  std::string failure;
+  // Where planning stopped: reservation, proposer, plan, crash (planner.h's
+  // kFailureStageNames) or enumerate; "" when feasible.
+  std::string failure_stage;
+  std::optional<double> max_rank_perf_ms;     // max over ranks of the total perf (the plan's rating)
+  std::optional<std::int64_t> max_hbm_bytes;  // max over ranks of the HBM used
+  std::optional<std::int64_t> max_ddr_bytes;
+  // Max over ranks of used / the rank's device capacity (before reservation);
+  // unset when a rank with load has no capacity of that kind.
+  std::optional<double> max_hbm_fraction;
+  std::optional<double> max_ddr_fraction;
+  std::optional<double> imbalance;  // max-rank perf / mean rank perf; unset when the mean is 0
+  int proposals = 0;                // proposals the planner tried
+  std::string plan_text;            // the plan file, when asked for and feasible
+};
+
+// Plans point `index` of `grid` on `base` (whose values the grid was checked
+// against with check_grid_applies) on the threads of `parallelism`.
+SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid& grid, std::size_t index,
+                                      const Parallelism& parallelism, bool want_plan_text);
+
+}  // namespace shardplan
