@@ -77,6 +77,11 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism) {
       run.result.failure = multi_host_crash(run.topology, run.search_space);
     }
     run.phases.append(run.result.phases);
+    if (run.ok() && !run.result.plan.empty()) {
+      run.phases.restart();
+      run.bound = compute_lower_bound(bound_input(run.search_space, run.result.plan, run.result.reservation->reserved));
+      run.phases.mark("lower bound");
+    }
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
