@@ -80,6 +80,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism) {
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();
       run.bound = compute_lower_bound(bound_input(run.search_space, run.result.plan, run.result.reservation->reserved));
+      clamp_to_plan(*run.bound, run.result.perf_rating);
       run.phases.mark("lower bound");
     }
   }

@@ -74,6 +74,19 @@ BoundInput bound_input(const std::vector<ShardingOption>& search_space, const st
   return in;
 }
 
+void clamp_to_plan(LowerBound& bound, double plan_rating) {
+  auto clamp = [plan_rating](double& value) {
+    if (value > plan_rating && value <= plan_rating * (1 + 1e-9)) value = plan_rating;
+  };
+  clamp(bound.value);
+  for (BoundValue& b : bound.bounds) clamp(b.value);
+  for (const BoundValue& b : bound.bounds)  // the first bound reaching the value binds, as before
+    if (b.value == bound.value) {
+      bound.binding = b.kind;
+      break;
+    }
+}
+
 double bound_gap(double plan_rating, double bound) {
   if (bound == 0) return plan_rating == 0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   return (plan_rating - bound) / bound;

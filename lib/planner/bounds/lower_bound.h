@@ -79,6 +79,12 @@ BoundInput bound_input(const std::vector<ShardingOption>& search_space, const st
 // number of shards and options (times the world size for the forced-load bounds).
 LowerBound compute_lower_bound(const BoundInput& input);
 
+// The plan is one of the bound's candidates, so a bound above its rating by at most
+// 1e-9 (relative) can only be rounding (sums in another order): such bounds are set
+// to the rating, and the binding bound is again the first reaching the value.
+// Larger excesses are left as they are (they would be a bug to see).
+void clamp_to_plan(LowerBound& bound, double plan_rating);
+
 // (plan - bound) / bound; 0 when both are 0; NaN when only the bound is 0.
 double bound_gap(double plan_rating, double bound);
 

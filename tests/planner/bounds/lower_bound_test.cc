@@ -162,6 +162,21 @@ TEST_CASE("bounds: options whose largest shard exceeds the level are ruled out (
   CHECK(brute_force_optimum(in) == Approx(4.0));
 }
 
+TEST_CASE("bounds: rounding above the plan is clamped, a real excess is not", "[bound]") {
+  LowerBound b;
+  b.bounds = {{BoundKind::kAverageWork, 2.0}, {BoundKind::kLargestShard, 5.0},
+              {BoundKind::kForcedLoad, 5.0 * (1 + 1e-12)}};
+  b.value = b.bounds[2].value;
+  b.binding = BoundKind::kForcedLoad;
+  clamp_to_plan(b, 5.0);
+  CHECK(b.value == 5.0);
+  CHECK(b.bounds[2].value == 5.0);
+  CHECK(b.bounds[0].value == 2.0);
+  CHECK(b.binding == BoundKind::kLargestShard);  // now the first to reach 5
+  clamp_to_plan(b, 4.0);
+  CHECK(b.value == 5.0);
+}
+
 TEST_CASE("bounds: gap", "[bound]") {
   CHECK(bound_gap(11, 10) == Approx(0.1));
   CHECK(bound_gap(0, 0) == 0);
