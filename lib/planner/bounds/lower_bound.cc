@@ -194,7 +194,8 @@ LowerBound compute_lower_bound(const BoundInput& input) {
       const OptionFacts& o = tables[t].options[k];
       if (tables[t].levels[k] == kInfinity) continue;  // no plan can choose it
       items[t].push_back(WorkItem{o.total_perf, static_cast<double>(o.total_storage.hbm),
-                                  static_cast<double>(o.total_storage.ddr), tables[t].levels[k]});
+                                  static_cast<double>(o.total_storage.ddr), tables[t].levels[k],
+                                  o.largest_shard_perf});
     }
   Storage capacity;
   for (int i = 0; i < ranks; ++i) capacity += devices.free(i);

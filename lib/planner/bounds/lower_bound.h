@@ -43,7 +43,8 @@ inline constexpr NameTable<BoundKind, 6> kBoundKindNames{{
     {BoundKind::kMemoryWork, "memory_work",
      "Lagrangian (LP) bound on the average work when total HBM/DDR forces costlier options"},
     {BoundKind::kShardLimitedWork, "shard_limited_work",
-     "least T such that the least work of options whose forced load plus largest shard is <= T fits in T per rank"},
+     "least T such that the least work of options whose forced load plus largest shard is <= T fits in T per rank, "
+     "and no more tables than ranks must have a shard above T/2"},
 }};
 
 inline std::string_view to_string(BoundKind v) { return name_of(kBoundKindNames, v); }

@@ -50,6 +50,7 @@ WorkBounds::WorkBounds(std::vector<std::vector<WorkItem>> tables, const Storage&
     for (std::size_t o = 0; o < tables_[t].size(); ++o) {
       by_level_.push_back(Ref{tables_[t][o].level, t, o});
       least = std::min(least, tables_[t][o].perf);
+      largest_shard_ = std::max(largest_shard_, tables_[t][o].largest_shard);
     }
     least_work_ += least;
   }
@@ -82,7 +83,38 @@ double WorkBounds::pooled(const Multipliers& m) const {
 // S is non-increasing in T and ranks * T increasing, so the T meeting
 // ranks * T >= S(T) form an interval [T0, inf) holding T*: T* >= T0. S is a step
 // function, constant between consecutive levels; the sweep finds T0 exactly.
+// Big shards. In that plan, a table all of whose options of level <= T* have a
+// shard above T*/2 has such a shard on some device; two of them on one device
+// would load it above T*, so they are on distinct devices: at most `ranks` such
+// tables. Their count is non-increasing in T (more options qualify, the threshold
+// rises), so the T meeting both conditions are again an interval [T1, inf) holding
+// T*; bisection from T0 returns a T known to fail, hence below T1 <= T*.
+std::size_t WorkBounds::tables_with_big_shards(double t) const {
+  std::size_t count = 0;
+  for (const auto& options : tables_) {
+    bool small_one = false;
+    for (const WorkItem& o : options) small_one = small_one || (o.level <= t && o.largest_shard <= t / 2);
+    if (!small_one) ++count;
+  }
+  return count;
+}
+
 double WorkBounds::level_limited(const Multipliers& m) const {
+  const double t0 = work_limited(m);
+  if (!(t0 < kInfinity) || tables_with_big_shards(t0) <= static_cast<std::size_t>(ranks_)) return t0;
+  double fails = t0;
+  double holds = std::max(t0, 2 * largest_shard_) * 2 + 1e-300;  // no shard is big: only the work condition
+  for (int i = 0; i < 100 && holds - fails > 1e-12 * holds; ++i) {
+    const double mid = fails + (holds - fails) / 2;
+    if (tables_with_big_shards(mid) <= static_cast<std::size_t>(ranks_))
+      holds = mid;  // the work condition holds at every T >= t0
+    else
+      fails = mid;
+  }
+  return fails;
+}
+
+double WorkBounds::work_limited(const Multipliers& m) const {
   std::vector<double> least(tables_.size(), kInfinity);
   std::size_t missing = tables_.size();
   double sum = 0;  // of the finite `least`

@@ -19,6 +19,7 @@ struct WorkItem {
   double hbm = 0;
   double ddr = 0;
   double level = 0;
+  double largest_shard = 0;  // perf of its largest shard (ms)
 };
 
 // Multipliers on the pooled HBM and DDR (ms per byte), both >= 0.
@@ -36,7 +37,8 @@ class WorkBounds {
   // memory_work at `m`: (sum_t min_o [perf + a hbm + b ddr] - a C.hbm - b C.ddr) / ranks.
   double pooled(const Multipliers& m) const;
   // shard_limited_work at `m`: the least T with
-  //   ranks * T >= sum_t min_{o: level(o) <= T} [perf + a hbm + b ddr] - a C.hbm - b C.ddr.
+  //   ranks * T >= sum_t min_{o: level(o) <= T} [perf + a hbm + b ddr] - a C.hbm - b C.ddr
+  // and at most `ranks` tables all of whose options of level <= T have a shard above T / 2.
   double level_limited(const Multipliers& m) const;
 
   // The largest value of `bound` found by coordinate-wise golden-section searches
@@ -54,6 +56,11 @@ class WorkBounds {
   Storage capacity_;
   int ranks_;
   double least_work_ = 0;  // sum of the least perfs: sets the multipliers' scale
+  double largest_shard_ = 0;  // of any option
+  // How many tables have no option of level <= t without a shard above t / 2.
+  std::size_t tables_with_big_shards(double t) const;
+  // The work condition alone: the least T with ranks * T >= S(T).
+  double work_limited(const Multipliers& m) const;
 };
 
 }  // namespace shardplan

@@ -177,6 +177,21 @@ TEST_CASE("bounds: rounding above the plan is clamped, a real excess is not", "[
   CHECK(b.value == 5.0);
 }
 
+TEST_CASE("bounds: more big shards than devices (shard_limited_work)", "[bound]") {
+  // Two devices, three table_wise tables of perf 2: the work gives 3, but below
+  // T = 4 every shard is above T/2 and three such shards need three devices, so
+  // the bound reaches 4, the optimum (two tables share a device).
+  const Topology topo = bound_topology({{10, 0}, {10, 0}}, 1);
+  std::vector<ShardingOption> options;
+  for (const char* t : {"a", "b", "c"}) options.push_back(bound_option(t, ShardingType::kTableWise, {{2, {1, 0}}}));
+  const BoundInput in = input_of(options, topo);
+  const LowerBound b = compute_lower_bound(in);
+  CHECK(bound_of(b, BoundKind::kAverageWork) == Approx(3.0));
+  CHECK(bound_of(b, BoundKind::kShardLimitedWork) == Approx(4.0));
+  CHECK(bound_of(b, BoundKind::kShardLimitedWork) <= 4.0);
+  CHECK(brute_force_optimum(in) == Approx(4.0));
+}
+
 TEST_CASE("bounds: gap", "[bound]") {
   CHECK(bound_gap(11, 10) == Approx(0.1));
   CHECK(bound_gap(0, 0) == 0);
