@@ -11,9 +11,9 @@
 // local_world_size (hosts may repeat: a relaxation); device puts any shard on any
 // device. The cost of a placement is NoopPerfModel's rating: the largest, over
 // devices, of the sum of the perf totals of the shards on it. Every bound below
-// is <= the minimum of that cost (proofs beside each one in lower_bound.cc), so
-// also <= whatever any partitioner finds. Perf totals are taken as >= 0 (the
-// estimators' formulas never give less).
+// is <= the minimum of that cost (proofs beside each one in lower_bound.cc and
+// work_bounds.cc), so also <= whatever any partitioner finds. Perf totals are taken
+// as >= 0 (the estimators' formulas never give less).
 #pragma once
 
 #include <string>
