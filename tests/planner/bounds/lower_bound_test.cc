@@ -3,7 +3,9 @@
 // <= 3 devices) solved by exhaustive search, where no bound may exceed the optimum.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -236,6 +238,56 @@ TEST_CASE("bounds: never above the exhaustive optimum on random small instances"
   CHECK(infeasible > 0);       // the generator reaches capacity limits...
   CHECK(memory_tighter > 0);   // ...and memory pressure that the memory bound sees
   CHECK(limited_tighter > 0);
+}
+
+}  // namespace
+}  // namespace shardplan::testing
+
+#include "planner/partitioners/greedy_perf_partitioner.h"
+
+namespace shardplan::testing {
+namespace {
+
+// Every proposal (one option per table) of `in`.
+void each_proposal(const BoundInput& in, const std::function<void(const Proposal&)>& visit) {
+  Proposal proposal(in.tables.size());
+  std::function<void(std::size_t)> pick = [&](std::size_t t) {
+    if (t == in.tables.size()) return visit(proposal);
+    for (const ShardingOption* o : in.tables[t]) {
+      proposal[t] = o;
+      pick(t + 1);
+    }
+  };
+  pick(0);
+}
+
+TEST_CASE("bounds: never above what torchrec's greedy partitioner places", "[bound][brute]") {
+  // The bound's model of the partition rules must admit every placement the real
+  // partitioner makes: on random instances, every proposal it places rates >= the bound.
+  std::mt19937_64 rng(7);
+  int placed = 0;
+  for (int k = 0; k < 1500; ++k) {
+    const BoundInstance inst = random_bound_instance(rng, 4);
+    const BoundInput in = input_of(inst.options, inst.topology);
+    const LowerBound b = compute_lower_bound(in);
+    for (const SortBy sort_by : {SortBy::kStorage, SortBy::kPerf}) {
+      const GreedyPerfPartitioner partitioner(sort_by);
+      each_proposal(in, [&](const Proposal& proposal) {
+        const PartitionOutcome outcome = partitioner.partition(proposal, inst.topology);
+        if (!outcome.ok) return;
+        ++placed;
+        std::vector<double> load(inst.topology.devices.size(), 0.0);
+        for (std::size_t i = 0; i < proposal.size(); ++i)
+          for (std::size_t j = 0; j < proposal[i]->shards.size(); ++j)
+            load[static_cast<std::size_t>(outcome.placement.rank(i, j))] += proposal[i]->shards[j].perf->total();
+        const double rating = *std::max_element(load.begin(), load.end());
+        INFO("instance " << k);
+        REQUIRE(b.feasible);  // a placed proposal proves a plan exists
+        CHECK(b.value <= rating * (1 + kTolerance) + 1e-12);
+      });
+    }
+  }
+  CHECK(placed > 1000);
 }
 
 }  // namespace
