@@ -209,6 +209,27 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   limited = std::max(limited, work.level_limited(Multipliers{}));
   add(BoundKind::kShardLimitedWork, limited);
 
+  // host_local_work. Devices are hosts of `local` consecutive ranks; the k-th
+  // devices of the hosts are `hosts` devices. Uniform and grid_shard options put
+  // shard j on a k = j mod local device, table_row_wise shard k on one: whichever
+  // option a table takes, those devices together carry at least the least, over
+  // its options, of that perf. Summed over tables, one of them carries at least
+  // 1 / hosts of it.
+  double host_local = 0;
+  if (devices.hosts() > 0 && ranks % devices.local() == 0) {
+    std::vector<double> local_floor(static_cast<std::size_t>(devices.local()), 0.0), least_local, option_local;
+    for (const TableFacts& t : tables) {
+      least_local.assign(local_floor.size(), kInfinity);
+      for (const OptionFacts& o : t.options) {
+        local_index_loads(o, devices, option_local);
+        for (std::size_t k = 0; k < least_local.size(); ++k) least_local[k] = std::min(least_local[k], option_local[k]);
+      }
+      for (std::size_t k = 0; k < local_floor.size(); ++k) local_floor[k] += least_local[k];
+    }
+    host_local = *std::max_element(local_floor.begin(), local_floor.end()) / devices.hosts();
+  }
+  add(BoundKind::kHostLocalWork, host_local);
+
   out.value = out.bounds.front().value;
   out.binding = out.bounds.front().kind;
   for (const BoundValue& b : out.bounds)

@@ -32,9 +32,10 @@ enum class BoundKind {
   kForcedLoadPlusShard,// a table's largest shard on top of the least forced load it can join
   kMemoryWork,         // average work when the cheap options do not fit in total memory
   kShardLimitedWork,   // average work when options whose own load exceeds the level are ruled out
+  kHostLocalWork,      // what must land on the k-th device of the hosts, spread over the hosts
 };
 
-inline constexpr NameTable<BoundKind, 6> kBoundKindNames{{
+inline constexpr NameTable<BoundKind, 7> kBoundKindNames{{
     {BoundKind::kAverageWork, "average_work", "sum over tables of the least total perf of an option, / ranks"},
     {BoundKind::kLargestShard, "largest_shard", "max over tables of the least largest-shard perf of an option"},
     {BoundKind::kForcedLoad, "forced_load", "max over ranks of the perf uniform options must put there"},
@@ -45,6 +46,8 @@ inline constexpr NameTable<BoundKind, 6> kBoundKindNames{{
     {BoundKind::kShardLimitedWork, "shard_limited_work",
      "least T such that the least work of options whose forced load plus largest shard is <= T fits in T per rank, "
      "and no more tables than ranks must have a shard above T/2"},
+    {BoundKind::kHostLocalWork, "host_local_work",
+     "max over local device indices k of the perf options must put on some host's k-th device, / hosts"},
 }};
 
 inline std::string_view to_string(BoundKind v) { return name_of(kBoundKindNames, v); }

@@ -118,6 +118,17 @@ OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& d
   return f;
 }
 
+void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf) {
+  const int local = devices.local();
+  perf.assign(static_cast<std::size_t>(local), 0.0);
+  const ShardingOption& option = *facts.option;
+  const bool by_index = option.partition_by == PartitionBy::kUniform || option.partition_by == PartitionBy::kMultiHost ||
+                        (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
+  if (!by_index) return;
+  for (int j = 0; j < option.num_shards(); ++j)
+    perf[static_cast<std::size_t>(j % local)] += perf_of(option.shards[static_cast<std::size_t>(j)]);
+}
+
 void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
                   std::vector<Storage>& storage) {
   perf.assign(static_cast<std::size_t>(devices.size()), 0.0);

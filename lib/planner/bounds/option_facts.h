@@ -47,6 +47,11 @@ struct OptionFacts {
 // The facts of `option` on `devices`.
 OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& devices);
 
+// The perf `facts`' option must put on the k-th device of some host, per local
+// index k (resized to devices.local() and overwritten): uniform and grid_shard
+// shard j and table_row_wise shard k go to local index j mod local_world_size and k.
+void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf);
+
 // For a forced option: the perf and storage it puts on each device (vectors are
 // resized to devices.size() and overwritten).
 void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,

@@ -118,13 +118,13 @@ Topology bound_topology(const std::vector<Storage>& free, int local_world_size) 
   return t;
 }
 
-BoundInstance random_bound_instance(std::mt19937_64& rng, int max_tables) {
+BoundInstance random_bound_instance(std::mt19937_64& rng, int max_tables, int fixed_devices, int fixed_local) {
   auto uniform_int = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   auto perf = [&] { return uniform_int(0, 4) == 0 ? 0.0 : std::uniform_real_distribution<double>(0.1, 10)(rng); };
   auto storage = [&] { return Storage{uniform_int(0, 10), uniform_int(0, 6)}; };
   BoundInstance inst;
-  const int devices = uniform_int(1, 3);
-  const int local = devices == 1 ? 1 : (uniform_int(0, 1) == 0 ? 1 : devices);
+  const int devices = fixed_devices > 0 ? fixed_devices : uniform_int(1, 3);
+  const int local = fixed_local > 0 ? fixed_local : devices == 1 ? 1 : (uniform_int(0, 1) == 0 ? 1 : devices);
   std::vector<Storage> free;
   for (int d = 0; d < devices; ++d) free.push_back(Storage{uniform_int(6, 22), uniform_int(4, 14)});
   inst.topology = bound_topology(free, local);

@@ -29,7 +29,8 @@ struct BoundInstance {
   Topology topology;
   std::vector<ShardingOption> options;  // grouped by table in order
 };
-BoundInstance random_bound_instance(std::mt19937_64& rng, int max_tables);
+// `devices` > 0 fixes the device count and `local` the devices per host.
+BoundInstance random_bound_instance(std::mt19937_64& rng, int max_tables, int devices = 0, int local = 0);
 
 // The least max-device perf over every option choice and every placement the
 // partition rules allow within the capacities (lower_bound.h's problem), or

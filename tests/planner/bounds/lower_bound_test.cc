@@ -194,6 +194,23 @@ TEST_CASE("bounds: more big shards than devices (shard_limited_work)", "[bound]"
   CHECK(brute_force_optimum(in) == Approx(4.0));
 }
 
+TEST_CASE("bounds: table_row_wise loads the same local device of some host (host_local_work)", "[bound]") {
+  // Two hosts of two devices; three tables, table_row_wise only, shards (2, 0.5):
+  // the first devices of the hosts carry 6 between them, so one carries 3. The
+  // average work is 7.5 / 4 and no shard exceeds 2. The optimum is 4 (two tables
+  // share a host).
+  const Topology topo = bound_topology({{10, 0}, {10, 0}, {10, 0}, {10, 0}}, 2);
+  std::vector<ShardingOption> options;
+  for (const char* t : {"a", "b", "c"})
+    options.push_back(bound_option(t, ShardingType::kTableRowWise, {{2, {1, 0}}, {0.5, {1, 0}}}));
+  const BoundInput in = input_of(options, topo);
+  const LowerBound b = compute_lower_bound(in);
+  CHECK(bound_of(b, BoundKind::kAverageWork) == Approx(7.5 / 4));
+  CHECK(bound_of(b, BoundKind::kHostLocalWork) == Approx(3.0));
+  CHECK(b.binding == BoundKind::kHostLocalWork);
+  CHECK(brute_force_optimum(in) == Approx(4.0));
+}
+
 TEST_CASE("bounds: gap", "[bound]") {
   CHECK(bound_gap(11, 10) == Approx(0.1));
   CHECK(bound_gap(0, 0) == 0);
@@ -202,7 +219,7 @@ TEST_CASE("bounds: gap", "[bound]") {
 
 TEST_CASE("bounds: never above the exhaustive optimum on random small instances", "[bound][brute]") {
   std::mt19937_64 rng(20261123);
-  int solved = 0, infeasible = 0, memory_tighter = 0, limited_tighter = 0, exact = 0;
+  int solved = 0, infeasible = 0, memory_tighter = 0, limited_tighter = 0, host_local_binds = 0, exact = 0;
   double ratio_sum = 0, memory_ratio_sum = 0;
   for (int k = 0; k < 3000; ++k) {
     const BoundInstance inst = random_bound_instance(rng, 4);
@@ -228,16 +245,20 @@ TEST_CASE("bounds: never above the exhaustive optimum on random small instances"
     }
     if (bound_of(b, BoundKind::kMemoryWork) > bound_of(b, BoundKind::kAverageWork) * (1 + 1e-6)) ++memory_tighter;
     if (b.binding == BoundKind::kShardLimitedWork) ++limited_tighter;
+    if (b.binding == BoundKind::kHostLocalWork) ++host_local_binds;
   }
   WARN("random instances: " << solved << " with a plan, " << infeasible << " proven infeasible; bound / optimum "
                             << ratio_sum / std::max(solved, 1) << " on average (memory_work alone "
                             << memory_ratio_sum / std::max(solved, 1) << "), exact on " << exact
                             << "; memory_work above average_work on " << memory_tighter
-                            << "; shard_limited_work above every other bound on " << limited_tighter);
+                            << "; shard_limited_work above every other bound on " << limited_tighter
+                            << "; host_local_work on " << host_local_binds);
   CHECK(solved > 1000);
   CHECK(infeasible > 0);       // the generator reaches capacity limits...
   CHECK(memory_tighter > 0);   // ...and memory pressure that the memory bound sees
   CHECK(limited_tighter > 0);
+  // host_local_work cannot bind here: with <= 3 devices there is one host or one
+  // device per host (the test below has two hosts of two).
 }
 
 }  // namespace
@@ -261,13 +282,36 @@ void each_proposal(const BoundInput& in, const std::function<void(const Proposal
   pick(0);
 }
 
+TEST_CASE("bounds: never above the exhaustive optimum on two hosts of two devices", "[bound][brute]") {
+  std::mt19937_64 rng(42);
+  int solved = 0, host_local_binds = 0;
+  for (int k = 0; k < 300; ++k) {
+    const BoundInstance inst = random_bound_instance(rng, 3, 4, 2);
+    const BoundInput in = input_of(inst.options, inst.topology);
+    const LowerBound b = compute_lower_bound(in);
+    const double optimum = brute_force_optimum(in);
+    INFO("instance " << k << ": optimum " << optimum << ", bound " << b.value);
+    if (!b.feasible) CHECK(std::isinf(optimum));
+    if (!b.feasible || std::isinf(optimum)) continue;
+    ++solved;
+    for (const BoundValue& v : b.bounds) {
+      INFO(to_string(v.kind) << " = " << v.value);
+      CHECK(v.value <= optimum * (1 + kTolerance) + 1e-12);
+    }
+    if (b.binding == BoundKind::kHostLocalWork) ++host_local_binds;
+  }
+  CHECK(solved > 100);
+  CHECK(host_local_binds > 0);
+}
+
 TEST_CASE("bounds: never above what torchrec's greedy partitioner places", "[bound][brute]") {
   // The bound's model of the partition rules must admit every placement the real
   // partitioner makes: on random instances, every proposal it places rates >= the bound.
   std::mt19937_64 rng(7);
   int placed = 0;
-  for (int k = 0; k < 1500; ++k) {
-    const BoundInstance inst = random_bound_instance(rng, 4);
+  for (int k = 0; k < 2000; ++k) {
+    // The last quarter on two hosts of two devices.
+    const BoundInstance inst = k < 1500 ? random_bound_instance(rng, 4) : random_bound_instance(rng, 4, 4, 2);
     const BoundInput in = input_of(inst.options, inst.topology);
     const LowerBound b = compute_lower_bound(in);
     for (const SortBy sort_by : {SortBy::kStorage, SortBy::kPerf}) {
