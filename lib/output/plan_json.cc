@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "output/bound_report.h"
 #include "output/json_object.h"
 #include "output/perf_storage_json.h"
 #include "output/options_json.h"
@@ -118,6 +119,7 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   // torchrec's class name, as the plan file has always said.
   summary["storage_reservation"] =
       in.reservation->policy ? torchrec_name_of(kReservationPolicyNames, *in.reservation->policy) : "";
+  if (in.bound) summary["lower_bound"] = bound_json(*in.bound, in.perf_rating);
   j["summary"] = std::move(summary);
   return j;
 }
@@ -132,6 +134,7 @@ std::string plan_file_text(const PlanRun& run, const std::string& model_name, co
   file.num_proposals = run.result.num_proposals;
   file.num_plans = run.result.num_plans;
   file.perf_rating = run.result.perf_rating;
+  file.bound = run.bound ? &*run.bound : nullptr;
   return plan_to_json(file).dump(2) + "\n";
 }
 

@@ -21,11 +21,11 @@ struct PlanFileInput {
   long num_proposals = 0;
   long num_plans = 0;
   double perf_rating = 0;  // NoopPerfModel rating of the plan
-  // Optional extras for the summary (lower bound on the max-rank cost), NaN if absent.
-  double lower_bound = -1;
   // SHA-256 of the normalised inputs (config/canonical_input.h); when set, the file
   // carries "shardplan": {"version", "inputs_sha256"} after "schema".
   std::string inputs_sha256;
+  // The lower bound on the max-rank perf (summary.lower_bound), or null for none.
+  const LowerBound* bound = nullptr;
 };
 
 // "rank:3/cuda:3" as torchrec's placement() writes it.

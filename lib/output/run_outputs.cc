@@ -1,6 +1,7 @@
 #include "output/run_outputs.h"
 
 #include "config/canonical_input.h"
+#include "output/bound_report.h"
 #include "output/failure_text.h"
 #include "output/plan_json.h"
 #include "output/run_summary.h"
@@ -30,7 +31,13 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
   auto render = [&](std::size_t which) {
     if (which == 0 && want_stats) {
       const StatsReport report = stats_report_of(run, input);
-      out.stats = stats == StatsFormat::kText ? render_stats_text(report) : render_stats_json(report).dump(2) + "\n";
+      if (stats == StatsFormat::kText) {
+        out.stats = render_stats_text(report);  // torchrec's tables, byte for byte: no bound here
+      } else {
+        nlohmann::ordered_json json = render_stats_json(report);
+        if (run.bound) json["lower_bound"] = bound_json(*run.bound, run.result.perf_rating);
+        out.stats = json.dump(2) + "\n";
+      }
     } else if (which == 1 && want_plan) {
       out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
     }

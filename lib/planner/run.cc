@@ -101,6 +101,12 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
       describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space);
     run.phases.append(run.result.phases);
     if (input.planner.partitioner.type == PartitionerKind::kOptimizing) improve_plan(run, input.planner.partitioner);
+    if (run.ok() && !run.result.plan.empty()) {
+      run.phases.restart();
+      run.bound = compute_lower_bound(bound_input(run.search_space, run.result.plan, run.result.reservation->reserved));
+      clamp_to_plan(*run.bound, run.result.perf_rating);
+      run.phases.mark("lower bound");
+    }
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "planner/bounds/lower_bound.h"
 #include "planner/parallelism.h"
 #include "planner/planner.h"
 #include "planner/stats_report.h"
@@ -27,6 +28,9 @@ struct PlanRun {
   std::vector<ShardingOption> search_space;  // enumerated and estimated options
   PlanResult result;
   std::optional<std::string> enumeration_error;
+  // A lower bound on the max-rank perf of any plan of these options on the
+  // reserved capacities (planner/bounds/lower_bound.h); set when a plan was found.
+  std::optional<LowerBound> bound;
   double seconds = 0;  // wall time of planning (stats only, never the plan file)
   PhaseTimes phases;   // enumeration, then the planner's phases
 

@@ -1,0 +1,146 @@
+#include "planner/bounds/option_facts.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+namespace shardplan {
+namespace {
+
+double perf_of(const Shard& s) { return s.perf.value_or(Perf{}).total(); }
+Storage storage_of_shard(const Shard& s) { return s.storage.value_or(Storage{}); }
+
+// The only device shard `j` of `option` may go to, or -1 when it has a choice.
+// Follows torchrec's partitioners: uniform puts shard k on device k; table_row_wise
+// puts shard k on local device k of its host; grid_shard puts shard k on local
+// device k mod local_world_size of its block's host.
+int forced_device(const ShardingOption& option, int j, const DeviceCapacities& devices) {
+  if (devices.size() == 1) return 0;
+  switch (option.partition_by) {
+    case PartitionBy::kUniform:
+      return j;
+    case PartitionBy::kHost:
+      return devices.hosts() == 1 && option.sharding_type == ShardingType::kTableRowWise ? j : -1;
+    case PartitionBy::kMultiHost:
+      return devices.hosts() == 1 ? j % devices.local() : -1;
+    case PartitionBy::kDevice:
+      return -1;
+  }
+  return -1;
+}
+
+// Whether the option's shards can be laid out by its partition rule, each shard
+// alone against the free capacities (a necessary condition of any placement).
+bool placeable(const ShardingOption& option, const DeviceCapacities& devices) {
+  const int n = option.num_shards();
+  const int local = devices.local();
+  const int hosts = devices.hosts();
+  const auto fits_at = [&](int j, int device) { return storage_of_shard(option.shards[static_cast<std::size_t>(j)]).fits_in(devices.free(device)); };
+  switch (option.partition_by) {
+    case PartitionBy::kUniform:
+      if (n != devices.size()) return false;  // torchrec: one shard per device
+      for (int j = 0; j < n; ++j)
+        if (!fits_at(j, j)) return false;
+      return true;
+    case PartitionBy::kHost:
+      for (int h = 0; h < hosts; ++h) {
+        bool ok = true;
+        if (option.sharding_type == ShardingType::kTableRowWise) {
+          ok = n == local;
+          for (int j = 0; ok && j < n; ++j) ok = fits_at(j, h * local + j);
+        } else {
+          Storage host_free;
+          for (int d = 0; d < local; ++d) host_free += devices.free(h * local + d);
+          ok = option.total_storage().fits_in(host_free);
+          for (int j = 0; ok && j < n; ++j) {
+            bool some = false;
+            for (int d = 0; !some && d < local; ++d) some = fits_at(j, h * local + d);
+            ok = some;
+          }
+        }
+        if (ok) return true;
+      }
+      return false;
+    case PartitionBy::kMultiHost:
+      if (hosts == 0 || n % local != 0) return false;
+      for (int j = 0; j < n; ++j) {
+        bool some = false;
+        for (int h = 0; !some && h < hosts; ++h) some = fits_at(j, h * local + j % local);
+        if (!some) return false;
+      }
+      return true;
+    case PartitionBy::kDevice:
+      for (const Shard& s : option.shards)
+        if (!devices.any_fits(storage_of_shard(s))) return false;
+      return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DeviceCapacities::DeviceCapacities(const Topology& reserved) : local_(std::max(reserved.local_world_size, 1)) {
+  for (const DeviceHardware& d : reserved.devices) free_.push_back(d.storage);
+  std::vector<Storage> by_hbm = free_;
+  std::sort(by_hbm.begin(), by_hbm.end(), [](const Storage& a, const Storage& b) { return a.hbm > b.hbm; });
+  std::int64_t most_ddr = std::numeric_limits<std::int64_t>::min();
+  for (const Storage& s : by_hbm) {
+    hbm_descending_.push_back(s.hbm);
+    most_ddr = std::max(most_ddr, s.ddr);
+    ddr_running_max_.push_back(most_ddr);
+  }
+}
+
+bool DeviceCapacities::any_fits(const Storage& s) const {
+  // The devices with at least s.hbm are a prefix of hbm_descending_.
+  const auto end = std::upper_bound(hbm_descending_.begin(), hbm_descending_.end(), s.hbm, std::greater<>());
+  const auto count = end - hbm_descending_.begin();
+  return count > 0 && ddr_running_max_[static_cast<std::size_t>(count - 1)] >= s.ddr;
+}
+
+OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& devices) {
+  OptionFacts f;
+  f.option = &option;
+  bool first = true;
+  for (const Shard& s : option.shards) {
+    const double p = perf_of(s);
+    f.total_perf += p;
+    f.total_storage += storage_of_shard(s);
+    if (first || p > f.largest_shard_perf) {
+      f.largest_shard_perf = p;
+      f.largest_shard_storage = storage_of_shard(s);
+      first = false;
+    }
+  }
+  f.usable = !option.shards.empty() && placeable(option, devices);
+  f.forced = true;
+  for (int j = 0; f.forced && j < option.num_shards(); ++j) f.forced = forced_device(option, j, devices) >= 0;
+  return f;
+}
+
+void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf) {
+  const int local = devices.local();
+  perf.assign(static_cast<std::size_t>(local), 0.0);
+  const ShardingOption& option = *facts.option;
+  const bool by_index = option.partition_by == PartitionBy::kUniform || option.partition_by == PartitionBy::kMultiHost ||
+                        (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
+  if (!by_index) return;
+  for (int j = 0; j < option.num_shards(); ++j)
+    perf[static_cast<std::size_t>(j % local)] += perf_of(option.shards[static_cast<std::size_t>(j)]);
+}
+
+void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
+                  std::vector<Storage>& storage) {
+  perf.assign(static_cast<std::size_t>(devices.size()), 0.0);
+  storage.assign(static_cast<std::size_t>(devices.size()), Storage{});
+  const ShardingOption& option = *facts.option;
+  for (int j = 0; j < option.num_shards(); ++j) {
+    const int device = forced_device(option, j, devices);
+    if (device < 0 || device >= devices.size()) continue;
+    const Shard& s = option.shards[static_cast<std::size_t>(j)];
+    perf[static_cast<std::size_t>(device)] += perf_of(s);
+    storage[static_cast<std::size_t>(device)] += storage_of_shard(s);
+  }
+}
+
+}  // namespace shardplan
