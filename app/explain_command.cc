@@ -9,8 +9,10 @@
 #include "common/thread_pool.h"
 #include "input_options.h"
 #include "output.h"
+#include "output/bound_report.h"
 #include "output/explanation_output.h"
 #include "output/failure_text.h"
+#include "planner/bounds/bottleneck.h"
 #include "planner/run.h"
 #include "planner/table_explanation.h"
 #include "planner_flags.h"
@@ -81,9 +83,23 @@ int run(const ExplainOptions& options) {
   }
   std::vector<TableExplanation> explained;
   for (const auto& fqn : fqns) explained.push_back(explain_table(run, input, recorder, fqn));
-  if (!explained.empty())
-    write_output(options.output, *format == ExplainFormat::kJson ? explanations_to_json(explained).dump(2) + "\n"
-                                                                : explanations_to_text(explained));
+  if (!explained.empty()) {
+    // With a plan: where its bottleneck is and how far it is from the lower bound.
+    const bool has_plan = run.ok() && !run.result.plan.empty();
+    const Bottleneck bottleneck = has_plan ? find_bottleneck(run.result.plan, run.topology.world_size) : Bottleneck{};
+    if (*format == ExplainFormat::kJson) {
+      nlohmann::json json = explanations_to_json(explained);
+      if (has_plan) json["bottleneck"] = nlohmann::json::parse(bottleneck_json(bottleneck).dump());
+      if (has_plan && run.bound)
+        json["lower_bound"] = nlohmann::json::parse(bound_json(*run.bound, run.result.perf_rating).dump());
+      write_output(options.output, json.dump(2) + "\n");
+    } else {
+      std::string text = explanations_to_text(explained);
+      if (has_plan) text += "\n" + bottleneck_text(bottleneck);
+      if (has_plan && run.bound) text += bound_line(*run.bound, run.result.perf_rating) + "\n";
+      write_output(options.output, text);
+    }
+  }
   if (!run.ok()) {
     std::cerr << "error: " << explain_failure(run);
     if (fqns.empty()) std::cerr << "note: every table fits a rank on its own; name one with --table to explain it\n";

@@ -31,16 +31,22 @@ std::string bound_line(const LowerBound& bound, double plan_rating) {
                      plan_rating, std::isfinite(gap) ? fmt::format("{:.1f}%", 100.0 * gap) : std::string("n/a"));
 }
 
-std::string bottleneck_line(const Bottleneck& b) {
-  if (b.rank < 0) return "bottleneck: none (no shard placed)";
-  std::string line = fmt::format("bottleneck: rank {} at {:.3f} ms (mean {:.3f} ms, {} tables)", b.rank, b.perf,
-                                 b.mean_perf, b.num_tables);
-  for (std::size_t i = 0; i < b.tables.size(); ++i) {
-    const BottleneckTable& t = b.tables[i];
-    line += fmt::format("{} {} {:.3f} ms ({}, {})", i == 0 ? "; top tables:" : ",", t.fqn, t.perf,
-                        to_string(t.sharding_type), to_string(t.compute_kernel));
-  }
-  return line;
+std::string bottleneck_text(const Bottleneck& b) {
+  if (b.rank < 0) return "bottleneck: none (no shard placed)\n";
+  std::string text = fmt::format("bottleneck: rank {} at {:.3f} ms (mean {:.3f} ms, {} tables); heaviest tables:\n",
+                                 b.rank, b.perf, b.mean_perf, b.num_tables);
+  for (const BottleneckTable& t : b.tables)
+    text += fmt::format("  {} {:.3f} ms ({}, {})\n", t.fqn, t.perf, to_string(t.sharding_type), to_string(t.compute_kernel));
+  return text;
+}
+
+nlohmann::ordered_json bottleneck_json(const Bottleneck& b) {
+  nlohmann::ordered_json tables = nlohmann::ordered_json::array();
+  for (const BottleneckTable& t : b.tables)
+    tables.push_back(json_object("fqn", t.fqn, "perf", t.perf, "sharding_type", std::string(to_string(t.sharding_type)),
+                                 "compute_kernel", std::string(to_string(t.compute_kernel)), "shards", t.num_shards));
+  return json_object("rank", b.rank < 0 ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(b.rank), "perf",
+                     b.perf, "mean_perf", b.mean_perf, "num_tables", b.num_tables, "tables", std::move(tables));
 }
 
 }  // namespace shardplan

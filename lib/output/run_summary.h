@@ -47,6 +47,10 @@ struct RunSummary {
   double mean_rank_perf = 0;            // ms
   double perf_over_mean_pct = 0;
   std::optional<MemoryPeak> hbm, ddr;
+  // The lower bound on the max-rank perf (planner/bounds/lower_bound.h), when computed.
+  std::optional<double> bound;
+  std::string bound_binding;    // the bound's name that gave `bound`
+  std::optional<double> gap;    // (plan - bound) / bound; unset when the bound is 0
   std::string destination;  // where the plan went: a file name, or "" for stdout
 };
 

@@ -4,6 +4,9 @@
 // constraint, never proposed); JSON validates; text stays within 100 columns;
 // unknown tables get "did you mean".
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <regex>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -52,6 +55,9 @@ TEST_CASE("explain: the winner is the plan file's placement, for every table", "
       CHECK(table["chosen"]["compute_kernel"] == placed["compute_kernel"]);
       CHECK(table["chosen"]["ranks"] == placed["ranks"]);
       CHECK(doc["plan_rating"] == plan["summary"]["perf_rating"]);
+      // Where the bottleneck is: the plan's most loaded rank, at the plan's rating.
+      CHECK(doc["bottleneck"]["perf"].get<double>() == Approx(plan["summary"]["perf_rating"].get<double>()).epsilon(1e-12));
+      CHECK(doc["lower_bound"] == plan["summary"]["lower_bound"]);
       int chosen = 0;
       for (const auto& o : table["options"]) {
         if (o["verdict"] != "chosen") continue;
@@ -68,6 +74,29 @@ TEST_CASE("explain: the winner is the plan file's placement, for every table", "
     }
   }
   CHECK(tables == 4);
+}
+
+TEST_CASE("explain: the text names the bottleneck rank and the lower bound", "[app][explain]") {
+  RunResult text = run_shardplan("explain --config " + kQuickstart + " --table sparse.ebc.t_query");
+  RunResult stats = run_shardplan("plan --config " + kQuickstart + " --stats json -o /dev/null");
+  REQUIRE(text.exit_code == 0);
+  REQUIRE(stats.exit_code == 0);
+  const nlohmann::json report = nlohmann::json::parse(stats.err);
+  const std::vector<std::string> lines = split_lines(text.out);
+  auto at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("bottleneck: ", 0) == 0; });
+  REQUIRE(at != lines.end());
+  std::smatch m;
+  REQUIRE(std::regex_match(*at, m, std::regex(R"(bottleneck: rank (\d+) at ([\d.]+) ms \(mean ([\d.]+) ms, (\d+) tables\); heaviest tables:)")));
+  CHECK(std::stoi(m[1]) == report["perf"]["max_total"]["ranks"][0].get<int>());
+  CHECK(std::stod(m[2]) == Approx(report["perf"]["max_total"]["value"].get<double>()).margin(0.0005));
+  CHECK(std::stod(m[3]) == Approx(report["perf"]["mean_total"].get<double>()).margin(0.0005));
+  int heaviest = 0;
+  for (auto it = at + 1; it != lines.end() && it->rfind("  ", 0) == 0; ++it) ++heaviest;
+  CHECK(heaviest == std::stoi(m[4]));  // quickstart's ranks hold fewer than 5 tables each
+  REQUIRE(at + heaviest + 1 != lines.end());
+  REQUIRE(std::regex_match(at[heaviest + 1], m, std::regex(R"(lower bound ([\d.]+) ms \((\w+)\), plan ([\d.]+) ms, gap .*)")));
+  CHECK(std::stod(m[1]) == Approx(report["lower_bound"]["value"].get<double>()).margin(0.0005));
+  CHECK(m[2] == report["lower_bound"]["binding"].get<std::string>());
 }
 
 TEST_CASE("explain: rated worse and excluded by a constraint", "[app][explain]") {

@@ -87,6 +87,13 @@ void check_summary(const std::string& summary, const nlohmann::json& stats, cons
     if (ratio > 0) CHECK(std::abs(used / ratio - usable) <= 1e-6 * usable);  // the same capacity
     CHECK(std::abs(number(m, 4) - ratio * 100) <= 0.05);
   }
+  // bound   lower bound B ms (NAME); the plan is G% above it
+  REQUIRE(at < lines.size());
+  auto bound = match_line(lines[at++], R"(bound   lower bound ([\d.]+) ms \((\w+)\); the plan is ([\d.]+)% above it)");
+  const auto& lower = stats["lower_bound"];
+  CHECK(std::abs(number(bound, 1) - lower["value"].get<double>()) <= 0.5e-4);
+  CHECK(bound[2] == lower["binding"].get<std::string>());
+  CHECK(std::abs(number(bound, 3) - lower["gap"].get<double>() * 100) <= 0.05);
   REQUIRE(at < lines.size());
   CHECK(lines[at++] == "plan    written to " + destination);
   CHECK(at == lines.size());

@@ -43,15 +43,22 @@ TEST_CASE("bottleneck: the lowest rank of largest total and its heaviest tables"
   CHECK(top1.num_tables == 3);
   REQUIRE(top1.tables.size() == 1);
   CHECK(top1.tables[0].fqn == "m.a");
-  CHECK(bottleneck_line(top1) ==
-        "bottleneck: rank 1 at 6.500 ms (mean 4.167 ms, 3 tables); top tables: m.a 4.000 ms (table_wise, fused)");
+  CHECK(bottleneck_text(top1) ==
+        "bottleneck: rank 1 at 6.500 ms (mean 4.167 ms, 3 tables); heaviest tables:\n"
+        "  m.a 4.000 ms (table_wise, fused)\n");
+  const nlohmann::ordered_json j = bottleneck_json(top1);
+  CHECK(j.at("rank") == 1);
+  CHECK(j.at("num_tables") == 3);
+  CHECK(j.at("tables").at(0).at("fqn") == "m.a");
+  CHECK(j.at("tables").at(0).at("perf") == 4.0);
 }
 
 TEST_CASE("bottleneck: a plan without placed shards has none", "[bound][bottleneck]") {
   std::vector<ShardingOption> plan = {bound_option("a", ShardingType::kTableWise, {{4, {}}})};
   const Bottleneck b = find_bottleneck(plan, 2);
   CHECK(b.rank == -1);
-  CHECK(bottleneck_line(b) == "bottleneck: none (no shard placed)");
+  CHECK(bottleneck_text(b) == "bottleneck: none (no shard placed)\n");
+  CHECK(bottleneck_json(b).at("rank").is_null());
 }
 
 TEST_CASE("bound report: the line and the JSON name the binding bound", "[bound][output]") {
