@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "output/partition_failure_text.h"
 
 namespace shardplan {
 
@@ -25,7 +26,8 @@ std::string explain_failure(const PlanRun& run) {
                        storage_text(t.smallest_option), storage_text(f.largest_rank_free));
   out += fmt::format("  storage left for the tables on all ranks: {}; the smallest proposal needs {}\n",
                      storage_text(f.global_available), storage_text(f.lowest_storage));
-  if (!f.last_partition_error.empty()) out += "  last partitioner error: " + f.last_partition_error + "\n";
+  if (f.last_partition_failure)
+    out += "  last partitioner error: " + partition_failure_text(*f.last_partition_failure, run.search_space) + "\n";
   out += fmt::format(
       "Possible fixes:\n"
       "  1) more devices (world size {}) or devices with more memory (--world-size, --hbm-cap)\n"

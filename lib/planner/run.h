@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "planner/parallelism.h"
 #include "planner/planner.h"
+#include "planner/search_space.h"
 #include "planner/stats_report.h"
 #include "planner/types.h"
 
@@ -24,7 +25,7 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, c
 // holds torchrec's RuntimeError text and `result` is empty.
 struct PlanRun {
   Topology topology;                        // before reservation
-  std::vector<ShardingOption> search_space;  // enumerated and estimated options
+  SearchSpace search_space;  // enumerated and estimated options, then those proposers derived
   PlanResult result;
   std::optional<std::string> enumeration_error;
   double seconds = 0;  // wall time of planning (stats only, never the plan file)
