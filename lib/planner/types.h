@@ -1,7 +1,8 @@
 // The planner's value types and one abstract class per stage, named as in
 // torchrec's planner/types.py so that a torchrec reader finds every concept:
-//   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators)
-//   -> StorageReservation -> Proposer / Partitioner / PerfModel loop -> Stats.
+//   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators, owned
+//   by a SearchSpace that gives each an OptionId) -> StorageReservation ->
+//   Proposer / Partitioner / PerfModel loop over proposals of option ids -> Stats.
 #pragma once
 
 #include <cstdint>
