@@ -8,6 +8,21 @@ std::string past_limit_message(std::int64_t max, const std::string& found) {
   return "expected at most " + std::to_string(max) + " (shardplan's limit), found " + found;
 }
 
+std::optional<std::int64_t> read_integer(NodeReader& reader, const YAML::Node& node, const std::string& path,
+                                         const IntegerRule& rule) {
+  return at_most(reader, node, path, reader.integer(node, path, rule.range), rule.max);
+}
+
+std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t value) {
+  if (rule.range == Range::kPositive && value <= 0) return "expected a positive integer, found " + std::to_string(value);
+  if (rule.range == Range::kNonNegative && value < 0)
+    return "expected a non-negative integer, found " + std::to_string(value);
+  if (value > rule.max) return past_limit_message(rule.max, std::to_string(value));
+  return std::nullopt;
+}
+
+bool is_reservation_fraction(double value) { return value >= 0 && value <= 1; }
+
 std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
                                     std::optional<std::int64_t> value, std::int64_t max) {
   if (!value || *value <= max) return value;

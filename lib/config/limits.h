@@ -61,6 +61,31 @@ void check_table_elements(NodeReader& reader, const YAML::Node& table_node, cons
 void check_model_size(NodeReader& reader, const ModelConfig& model,
                       const std::string& path);
 
+// The range rules of values that both an input file and a planner override
+// (planner_overrides.h) set: one rule each, read by the file readers and by
+// apply_planner_overrides, so both accept exactly the same values.
+struct IntegerRule {
+  Range range;       // the sign rule (NodeReader's Range)
+  std::int64_t max;  // shardplan's limit
+};
+inline constexpr IntegerRule kWorldSizeRule{Range::kPositive, kMaxWorldSize};
+// torchrec's Topology takes any local world size >= 0 (0 means world_size).
+inline constexpr IntegerRule kLocalWorldSizeRule{Range::kNonNegative, kMaxWorldSize};
+// A batch size (a file's batch_size of 0 is torchrec's "not given", before this rule).
+inline constexpr IntegerRule kBatchSizeRule{Range::kPositive, kMaxBatchSize};
+inline constexpr IntegerRule kGreedyThresholdRule{Range::kNonNegative, std::int64_t{1} << 30};
+// hbm_cap / ddr_cap of one device, in bytes.
+inline constexpr IntegerRule kDeviceBytesRule{Range::kNonNegative, kMaxBytes};
+
+// Reads an integer at `node` under `rule`; reports and returns nullopt when it breaks it.
+std::optional<std::int64_t> read_integer(NodeReader& reader, const YAML::Node& node, const std::string& path,
+                                         const IntegerRule& rule);
+// What is wrong with `value` under `rule` ("expected a positive integer, found 0",
+// or the limit message), or nullopt when it keeps it.
+std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t value);
+// torchrec's reservations assert 0 <= percentage <= 1 (storage_reservations.py); NaN breaks it too.
+bool is_reservation_fraction(double value);
+
 // The message for a value past a limit: "expected at most 65536 (shardplan's limit), found 10000000".
 std::string past_limit_message(std::int64_t max, const std::string& found);
 

@@ -308,7 +308,8 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
   with_field(r, node, path, "batch_size", [&](const Node& n, const std::string& p) {
     // 0 is "not given" in torchrec (planners.py: `batch_size if batch_size else
     // BATCH_SIZE`), so the default stays.
-    auto value = at_most(r, n, p, r.integer(n, p, Range::kNonNegative), kMaxBatchSize);
+    auto value = r.integer(n, p, Range::kNonNegative);
+    if (value && *value > 0) value = read_integer(r, n, p, kBatchSizeRule);
     if (value && *value > 0) model.batch_size = *value;
   });
   if (Node n = r.field(node, path, "modules", true); n.IsDefined()) {

@@ -21,8 +21,15 @@ std::int64_t checked_size(const std::string& flag, const std::string& text) {
   if (!bytes || *bytes < 0)
     throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
                                             (error.empty() ? "" : " (" + error + ")"));
-  if (*bytes > kMaxBytes) throw InputError(SourcePos{}, flag, past_limit_message(kMaxBytes, "'" + text + "'"));
+  if (*bytes > kDeviceBytesRule.max)
+    throw InputError(SourcePos{}, flag, past_limit_message(kDeviceBytesRule.max, "'" + text + "'"));
   return *bytes;
+}
+
+// `value` when it keeps `rule`; else throws the rule's problem under `flag`.
+std::int64_t checked(const IntegerRule& rule, const std::string& flag, std::int64_t value) {
+  if (auto problem = integer_problem(rule, value)) throw InputError(SourcePos{}, flag, *problem);
+  return value;
 }
 
 }  // namespace
@@ -35,7 +42,7 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
     p.storage_reservation.policy =
         checked_name(kReservationPolicyNames, "--storage-reservation", o.storage_reservation);
   if (o.reservation_percentage) {
-    if (!(*o.reservation_percentage >= 0 && *o.reservation_percentage <= 1))  // NaN too
+    if (!is_reservation_fraction(*o.reservation_percentage))
       throw InputError(SourcePos{}, "--reservation-percentage",
                        "expected a number in [0, 1], found " + std::to_string(*o.reservation_percentage));
     p.storage_reservation.percentage = *o.reservation_percentage;
@@ -53,32 +60,18 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
     if (names.empty()) throw InputError(SourcePos{}, "--proposers", "expected at least one proposer name");
     p.proposers = names;
   }
-  if (o.greedy_threshold) {
-    if (*o.greedy_threshold < 0)
-      throw InputError(SourcePos{}, "--greedy-threshold",
-                       "expected a non-negative integer, found " + std::to_string(*o.greedy_threshold));
-    p.greedy_threshold = *o.greedy_threshold;
-  }
+  if (o.greedy_threshold)
+    p.greedy_threshold = static_cast<int>(checked(kGreedyThresholdRule, "--greedy-threshold", *o.greedy_threshold));
+  if (o.batch_size) input.model.batch_size = checked(kBatchSizeRule, "--batch-size", *o.batch_size);
   if (o.time_budget) {
     if (!(*o.time_budget >= 0 && *o.time_budget <= 3600))  // NaN too
       throw InputError(SourcePos{}, "--time-budget",
                        "expected seconds in [0, 3600], found " + std::to_string(*o.time_budget));
     p.partitioner.time_budget_seconds = *o.time_budget;
   }
-  if (o.batch_size) {
-    if (*o.batch_size <= 0)
-      throw InputError(SourcePos{}, "--batch-size", "expected a positive integer, found " + std::to_string(*o.batch_size));
-    if (*o.batch_size > kMaxBatchSize)
-      throw InputError(SourcePos{}, "--batch-size", past_limit_message(kMaxBatchSize, std::to_string(*o.batch_size)));
-    input.model.batch_size = *o.batch_size;
-  }
   TopologyConfig& t = input.topology;
   if (o.world_size) {
-    if (*o.world_size <= 0)
-      throw InputError(SourcePos{}, "--world-size", "expected a positive integer, found " + std::to_string(*o.world_size));
-    if (*o.world_size > kMaxWorldSize)
-      throw InputError(SourcePos{}, "--world-size", past_limit_message(kMaxWorldSize, std::to_string(*o.world_size)));
-    t.world_size = *o.world_size;
+    t.world_size = checked(kWorldSizeRule, "--world-size", *o.world_size);
     if (t.custom_hbm_cap && static_cast<std::int64_t>(t.custom_hbm_cap->size()) != t.world_size)
       throw InputError(SourcePos{}, "--world-size", "the topology's custom.hbm_cap has " +
                                                         std::to_string(t.custom_hbm_cap->size()) +
@@ -88,15 +81,7 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
                                                         std::to_string(t.custom_ddr_cap->size()) +
                                                         " entries; drop it or keep the world size");
   }
-  if (o.local_world_size) t.local_world_size = *o.local_world_size;
-  // Any local world size >= 0 is accepted, as in the topology file (torchrec's
-  // Topology takes it as it is; 0 means world_size).
-  if (o.local_world_size && *o.local_world_size < 0)
-    throw InputError(SourcePos{}, "--local-world-size",
-                     "expected 0 or more, found " + std::to_string(*o.local_world_size));
-  if (o.local_world_size && *o.local_world_size > kMaxWorldSize)
-    throw InputError(SourcePos{}, "--local-world-size",
-                     past_limit_message(kMaxWorldSize, std::to_string(*o.local_world_size)));
+  if (o.local_world_size) t.local_world_size = checked(kLocalWorldSizeRule, "--local-world-size", *o.local_world_size);
   // Per-rank caps win over the uniform cap in torchrec's Topology, so a uniform
   // override on such a topology would be silently ignored: refuse it instead.
   if (!o.hbm_cap.empty() && t.custom_hbm_cap)

@@ -38,8 +38,7 @@ void read_reservation(NodeReader& r, const Node& node, const std::string& path, 
   });
   with_field(r, node, path, "percentage", [&](const Node& n, const std::string& p) {
     auto value = r.number(n, p);
-    // torchrec's reservations assert 0 <= percentage <= 1 (storage_reservations.py).
-    if (value && (*value < 0 || *value > 1)) {
+    if (value && !is_reservation_fraction(*value)) {
       r.report(n, p, "expected a fraction in [0, 1], found " + n.Scalar());
       value.reset();
     }
@@ -78,7 +77,7 @@ PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& 
     assign(planner.is_inference, r.boolean(n, p));
   });
   with_field(r, node, path, "greedy_threshold", [&](const Node& n, const std::string& p) {
-    if (auto v = r.integer(n, p, Range::kNonNegative)) planner.greedy_threshold = static_cast<int>(*v);
+    if (auto v = read_integer(r, n, p, kGreedyThresholdRule)) planner.greedy_threshold = static_cast<int>(*v);
   });
   return planner;
 }

@@ -35,23 +35,22 @@ TopologyConfig read_topology(NodeReader& r, const Node& node, const std::string&
   if (!r.expect_map(node, path)) return topology;
   r.check_keys(node, path, known_keys("topology"));
   if (Node n = r.field(node, path, "world_size", true); n.IsDefined())
-    assign(topology.world_size, at_most(r, n, join_key(path, "world_size"),
-                                        r.integer(n, join_key(path, "world_size"), Range::kPositive), kMaxWorldSize));
+    assign(topology.world_size, read_integer(r, n, join_key(path, "world_size"), kWorldSizeRule));
   with_field(r, node, path, "local_world_size", [&](const Node& n, const std::string& p) {
     // torchrec's Topology takes any value: 0 means world_size, and one that does
     // not divide world_size (or exceeds it) gives world_size // local_world_size
     // hosts to the host-based sharding types (partitioners.py
     // GreedyPerfPartitioner._get_host_level_devices); the planner follows that.
-    topology.local_world_size = at_most(r, n, p, r.integer(n, p, Range::kNonNegative), kMaxWorldSize);
+    topology.local_world_size = read_integer(r, n, p, kLocalWorldSizeRule);
   });
   with_field(r, node, path, "compute_device", [&](const Node& n, const std::string& p) {
     assign(topology.compute_device, r.name(n, p, "device", kComputeDeviceNames));
   });
   with_field(r, node, path, "hbm_cap", [&](const Node& n, const std::string& p) {
-    topology.hbm_cap = at_most(r, n, p, r.size_bytes(n, p), kMaxBytes);
+    topology.hbm_cap = at_most(r, n, p, r.size_bytes(n, p), kDeviceBytesRule.max);
   });
   with_field(r, node, path, "ddr_cap", [&](const Node& n, const std::string& p) {
-    topology.ddr_cap = at_most(r, n, p, r.size_bytes(n, p), kMaxBytes);
+    topology.ddr_cap = at_most(r, n, p, r.size_bytes(n, p), kDeviceBytesRule.max);
   });
   auto read_bw = [&](std::string_view key, std::optional<double>& out) {
     with_field(r, node, path, key, [&](const Node& n, const std::string& p) { out = r.bandwidth(n, p); });

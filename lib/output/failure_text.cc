@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "output/partition_failure_text.h"
 
 namespace shardplan {
 
@@ -210,7 +211,9 @@ std::string explain_failure(const PlanRun& run) {
                        storage_text(t.smallest_option), storage_text(f.largest_rank_free, t.smallest_option));
   out += fmt::format("  storage left for the tables on all ranks: {}; the smallest proposal needs {}\n",
                      storage_text(f.global_available, f.lowest_storage), storage_text(f.lowest_storage));
-  if (!f.last_partition_error.empty()) out += "  last partitioner error: " + plain_words(f.last_partition_error) + "\n";
+  if (f.last_partition_failure)
+    out += "  last partitioner error: " +
+           plain_words(partition_failure_text(*f.last_partition_failure, run.search_space)) + "\n";
   return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
 }
 

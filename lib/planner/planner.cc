@@ -8,7 +8,6 @@
 
 #include "planner/proposal_evaluator.h"
 #include "planner/proposers/proposal_key.h"
-#include "planner/proposers/proposer_util.h"
 
 namespace shardplan {
 
@@ -23,43 +22,19 @@ struct CachedVerdict {
   std::optional<double> perf_rating;
 };
 
-// Total storage of a proposal, with per-option totals precomputed for the search space.
-class StorageTotals {
- public:
-  explicit StorageTotals(const std::vector<ShardingOption>& space) : space_(space) {
-    totals_.reserve(space.size());
-    for (const auto& option : space) totals_.push_back(option.total_storage());
-  }
-  Storage of(const Proposal& proposal) const {
-    Storage total;
-    const ShardingOption* begin = space_.data();
-    for (const auto* option : proposal) {
-      if (option >= begin && option < begin + space_.size())
-        total += totals_[static_cast<std::size_t>(option - begin)];
-      else
-        total += option->total_storage();
-    }
-    return total;
-  }
-
- private:
-  const std::vector<ShardingOption>& space_;
-  std::vector<Storage> totals_;
-};
-
 // The tables none of whose options fits the largest free rank, and the reserved
 // capacities the failure is measured against.
-void describe_shortfall(PlanFailure& failure, const Topology& reserved,
-                        const std::vector<ShardingOption>& search_space) {
+void describe_shortfall(PlanFailure& failure, const Topology& reserved, const SearchSpace& space) {
   for (const auto& device : reserved.devices) {
     failure.global_available += device.storage;
     failure.largest_rank_free.hbm = std::max(failure.largest_rank_free.hbm, device.storage.hbm);
     failure.largest_rank_free.ddr = std::max(failure.largest_rank_free.ddr, device.storage.ddr);
   }
-  for (const auto& options : proposer_util::group_by_fqn(search_space)) {
+  for (const auto& ids : space.tables()) {
     bool any_fits = false;
     const ShardingOption* smallest = nullptr;
-    for (const auto* option : options) {
+    for (OptionId id : ids) {
+      const ShardingOption* option = &space[id];
       bool fits = true;
       for (const auto& shard : option->shards)
         fits = fits && shard.storage.value_or(Storage{}).fits_in(failure.largest_rank_free);
@@ -75,6 +50,13 @@ void describe_shortfall(PlanFailure& failure, const Topology& reserved,
   }
 }
 
+// Total storage of a proposal.
+Storage total_storage(const SearchSpace& space, const Proposal& proposal) {
+  Storage total;
+  for (OptionId id : proposal) total += space.total_storage(id);
+  return total;
+}
+
 PlanFailure stage_failure(FailureStage stage, PlannerErrorType error_type, std::string reason) {
   PlanFailure f;
   f.stage = stage;
@@ -85,11 +67,11 @@ PlanFailure stage_failure(FailureStage stage, PlannerErrorType error_type, std::
 
 // `proposal`'s options with the shard ranks of `placement` (-1 for every shard
 // without one: what torchrec hands EmbeddingStats for a failed proposal).
-std::vector<ShardingOption> placed(const Proposal& proposal, const Placement* placement) {
+std::vector<ShardingOption> placed(const SearchSpace& space, const Proposal& proposal, const Placement* placement) {
   std::vector<ShardingOption> out;
   out.reserve(proposal.size());
   for (std::size_t i = 0; i < proposal.size(); ++i) {
-    ShardingOption& option = out.emplace_back(*proposal[i]);
+    ShardingOption& option = out.emplace_back(space[proposal[i]]);
     for (std::size_t j = 0; j < option.shards.size(); ++j)
       option.shards[j].rank = placement ? placement->rank(i, j) : -1;
   }
@@ -108,28 +90,11 @@ EmbeddingShardingPlanner::EmbeddingShardingPlanner(const StorageReservation& res
       estimator_(std::move(estimator)),
       parallelism_(parallelism) {}
 
-std::optional<std::string> EmbeddingShardingPlanner::load_stages(const std::vector<ShardingOption>& search_space) {
-  // Loading only reads the search space and each proposer keeps its own state,
-  // so the proposers load, and the partitioner and perf model prepare, side by
-  // side when the model is big enough to pay for it (the rule enumeration uses).
-  // torchrec stops at the first proposer that fails to load: its error is the
-  // one reported, whatever the thread count.
-  std::size_t total_shards = 0;
-  for (const auto& option : search_space) total_shards += option.shards.size();
-  const bool big_model = proposer_util::group_by_fqn(search_space).size() >= kParallelMinTables ||
-                         total_shards >= parallelism_.min_shards;
+std::optional<std::string> EmbeddingShardingPlanner::load_proposers(SearchSpace& space) {
+  // torchrec stops at the first proposer that fails to load: its error is the one reported.
   const OptionEstimator* estimator = estimator_ ? &estimator_ : nullptr;
-  std::vector<std::optional<std::string>> load_errors(proposers_.size());
-  parallelism_.parallel_for(proposers_.size() + 2, big_model ? parallelism_.threads() : 1, [&](std::size_t task) {
-    if (task < proposers_.size())
-      load_errors[task] = proposers_[task]->load(search_space, estimator);
-    else if (task == proposers_.size())
-      perf_model_.prepare(search_space);
-    else
-      partitioner_.prepare(search_space);
-  });
-  for (auto& error : load_errors)
-    if (error) return error;
+  for (auto& proposer : proposers_)
+    if (auto error = proposer->load(space, estimator)) return error;
   return std::nullopt;
 }
 
@@ -137,8 +102,7 @@ std::optional<std::string> EmbeddingShardingPlanner::load_stages(const std::vect
 // proposer, for each proposal not seen before: partition, rate, keep the best,
 // feed the verdict back. The order of proposals, verdicts and feedback is the
 // serial one whatever the evaluator runs ahead on other threads.
-PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model,
-                                          const std::vector<ShardingOption>& search_space) {
+PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model, SearchSpace& space) {
   PlanResult result;
   ReservationOutcome reserved = reservation_.reserve(topology, model);
   if (!reserved.ok) {
@@ -148,15 +112,14 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   result.reservation = reserved.result;
   result.phases.mark("storage reservation");
   const Topology& constraint = result.reservation->reserved;
-  if (search_space.empty()) return result;  // torchrec returns an empty plan when nothing is shardable
-  if (auto error = load_stages(search_space)) {
+  if (space.empty()) return result;  // torchrec returns an empty plan when nothing is shardable
+  if (auto error = load_proposers(space)) {
     result.failure = stage_failure(FailureStage::kProposer, PlannerErrorType::kOther, std::move(*error));
     return result;
   }
   result.phases.mark("proposer and partitioner set-up");
 
-  ProposalKeyer keyer(search_space);
-  StorageTotals storage_totals(search_space);
+  const ProposalKeyer keyer(space);
   std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
   const auto known = [&cache](const ProposalKey& key) { return cache.count(key) > 0; };
   Storage lowest{kMaxSize, kMaxSize};
@@ -164,7 +127,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   std::optional<Proposal> best_proposal;
   Placement best_placement;
   std::optional<Proposal> last_failed;
-  ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, search_space, proposers_, keyer, parallelism_);
+  ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, space, proposers_, keyer, parallelism_);
 
   for (std::size_t k = 0; k < proposers_.size(); ++k) {
     Proposer& proposer = *proposers_[k];
@@ -192,7 +155,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         proposer.feedback({true, &*proposal, verdict.rating, &constraint});
       } else {
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
-        lowest = std::min(lowest, storage_totals.of(*proposal));
+        lowest = std::min(lowest, total_storage(space, *proposal));
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer.feedback({false, &*proposal, std::nullopt, &constraint});
         last_failed = std::move(*proposal);  // moved: most proposals fail, the next is a new vector
@@ -203,18 +166,18 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
 
   if (best_proposal) {
     result.perf_rating = best_rating;
-    result.plan = placed(*best_proposal, &best_placement);
+    result.plan = placed(space, *best_proposal, &best_placement);
     return result;
   }
   // torchrec logs its stats for the last failed proposal, every shard at rank -1,
   // and reports its partitioner error: the only failure whose text is needed.
   PlanFailure f;
   if (last_failed) {
-    f.last_partition_error = partitioner_.partition(*last_failed, constraint, FailureDetail::kMessage).message;
-    result.last_proposal = placed(*last_failed, nullptr);
+    f.last_partition_failure = partitioner_.partition(space, *last_failed, constraint).failure;
+    result.last_proposal = placed(space, *last_failed, nullptr);
   }
   f.lowest_storage = lowest;
-  describe_shortfall(f, constraint, search_space);
+  describe_shortfall(f, constraint, space);
   f.error_type = lowest.fits_in(f.global_available) ? PlannerErrorType::kStrictConstraints
                                                     : PlannerErrorType::kInsufficientStorage;
   result.failure = std::move(f);

@@ -14,6 +14,7 @@
 #include "planner/proposers/proposer.h"
 #include "planner/rank_load.h"
 #include "planner/reservations/storage_reservation.h"
+#include "planner/search_space.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -75,7 +76,9 @@ struct PlanFailure {
   PlannerErrorType error_type = PlannerErrorType::kOther;
   FailureStage stage = FailureStage::kPlan;
   std::string stage_reason;          // kReservation / kProposer / kCrash: that stage's own reason
-  std::string last_partition_error;  // kPlan: the partitioner's reason for the last proposal tried
+  // kPlan: the partitioner's reason for the last proposal tried (its option id is
+  // one of the planned SearchSpace; lib/output/partition_failure_text.h renders it).
+  std::optional<PartitionFailure> last_partition_failure;
   Storage lowest_storage;            // smallest proposal total seen (torchrec's lowest_storage)
   Storage global_available;          // sum of the reserved capacities
   Storage largest_rank_free;         // component-wise max of reserved per-rank capacities
@@ -123,10 +126,10 @@ class EmbeddingShardingPlanner {
                            Partitioner& partitioner, OptionEstimator estimator = {},
                            Parallelism parallelism = {});
 
-  // Plans the model on `topology` (before reservation) over `search_space` (the
-  // enumerated options with estimates, enumeration order). Never throws for "no plan".
-  PlanResult plan(const Topology& topology, const ModelConfig& model,
-                  const std::vector<ShardingOption>& search_space);
+  // Plans the model on `topology` (before reservation) over `space` (the
+  // enumerated options with estimates; proposers add the options they derive).
+  // Never throws for "no plan".
+  PlanResult plan(const Topology& topology, const ModelConfig& model, SearchSpace& space);
 
   // Reports every evaluated proposal to `observer` (none by default; not owned).
   void set_observer(ProposalObserver* observer) { observer_ = observer; }
@@ -135,9 +138,9 @@ class EmbeddingShardingPlanner {
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
   Partitioner& partitioner_;
-  // Loads the proposers and prepares the partitioner and perf model; the first
-  // proposer's load error in proposer order, if any.
-  std::optional<std::string> load_stages(const std::vector<ShardingOption>& search_space);
+  // Loads the proposers one after another (so the ids of derived options do not
+  // depend on threads); the first load error in proposer order, if any.
+  std::optional<std::string> load_proposers(SearchSpace& space);
 
   OptionEstimator estimator_;
   Parallelism parallelism_;

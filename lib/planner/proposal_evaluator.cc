@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "planner/proposers/proposer_util.h"
 
 namespace shardplan {
 
@@ -14,24 +13,26 @@ namespace shardplan {
 // walking later proposers ahead by copies, unless proposals are too big for it;
 // else evaluating single proposals ahead on all threads when they are big enough.
 ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model,
-                                     const Topology& constraint, const std::vector<ShardingOption>& search_space,
-                                     const std::vector<std::unique_ptr<Proposer>>& proposers, ProposalKeyer& keyer,
-                                     const Parallelism& parallelism)
+                                     const Topology& constraint, const SearchSpace& space,
+                                     const std::vector<std::unique_ptr<Proposer>>& proposers,
+                                     const ProposalKeyer& keyer, const Parallelism& parallelism)
     : partitioner_(partitioner),
       perf_model_(perf_model),
       constraint_(constraint),
+      space_(space),
       keyer_(keyer),
       parallelism_(parallelism),
       workspace_(partitioner.make_workspace()),
       walks_(proposers.size()),
       first_walked_(proposers.size()) {
-  std::size_t total_shards = 0;
-  for (const auto& option : search_space) total_shards += option.shards.size();
-  const std::size_t num_tables = proposer_util::group_by_fqn(search_space).size();
+  for (const DeviceHardware& device : constraint.devices) capacity_ += device.storage;
+  const std::size_t total_shards = space.total_shards();
+  const std::size_t num_tables = space.tables().size();
   // Threads pay off per proposal only for big proposals (estimated as tables x
   // mean shards per option): for small ones handing out proposals costs more
   // than evaluating them.
-  const std::size_t shards_per_proposal = search_space.empty() ? 0 : total_shards * num_tables / search_space.size();
+  const std::size_t shards_per_proposal =
+      space.enumerated().empty() ? 0 : total_shards * num_tables / space.enumerated().size();
   if (parallelism.threads() > 1 && shards_per_proposal < parallelism.walk_max_shards) {
     // The proposers after the first one that can be copied are walked (torchrec's
     // defaults: greedy runs here, greedy_sum is walked there).
@@ -51,11 +52,10 @@ ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfM
     // A walk evaluates every proposal of its proposer, even those the loop's cache
     // will answer, and feeds back its own verdicts, which equal the loop's, so the
     // copy proposes exactly what the proposer will.
-    walking_ = std::async(std::launch::async, [this, &search_space] {
-      ProposalKeyer walk_keyer(search_space);
+    walking_ = std::async(std::launch::async, [this] {
       std::unique_ptr<PartitionWorkspace> walk_workspace = partitioner_.make_workspace();
       for (auto& w : walks_)
-        if (w.proposer) walk(w, walk_keyer, walk_workspace.get());
+        if (w.proposer) walk(w, walk_workspace.get());
     });
   } else if (shards_per_proposal >= parallelism.min_shards) {
     threads_ = parallelism.threads();
@@ -76,22 +76,29 @@ void ProposalEvaluator::start_proposer(std::size_t index) {
 
 Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const {
   Evaluation out;
-  PartitionOutcome outcome = partitioner_.partition(proposal, constraint_, FailureDetail::kVerdictOnly, workspace);
+  // More storage than all devices together: no partitioner can place it, and the
+  // loop needs only the verdict (the text of the last failure comes from plan()).
+  if (!partitioner_.sees_every_proposal()) {
+    Storage needed;
+    for (OptionId id : proposal) needed += space_.total_storage(id);
+    if (!needed.fits_in(capacity_)) return out;
+  }
+  PartitionOutcome outcome = partitioner_.partition(space_, proposal, constraint_, workspace);
   out.ok = outcome.ok;
   if (out.ok) {
-    out.rating = perf_model_.rate(proposal, outcome.placement, constraint_.world_size);
+    out.rating = perf_model_.rate(space_, proposal, outcome.placement, constraint_.world_size);
     out.placement = std::move(outcome.placement);
   }
   return out;
 }
 
-void ProposalEvaluator::walk(Walk& w, ProposalKeyer& keyer, PartitionWorkspace* workspace) const {
+void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
   Proposer& proposer = *w.proposer;
   double best = std::numeric_limits<double>::infinity();
   for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
     WalkedStep& step = w.steps.emplace_back();
     step.evaluation = evaluate_now(*proposal, workspace);
-    step.key = keyer.key(*proposal);
+    step.key = keyer_.key(*proposal);
     if (step.evaluation.ok && step.evaluation.rating < best) {
       best = step.evaluation.rating;
       step.kept_placement = true;

@@ -16,6 +16,7 @@
 #include "planner/perf_model.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/proposer.h"
+#include "planner/search_space.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -30,12 +31,11 @@ struct Evaluation {
 
 class ProposalEvaluator {
  public:
-  // Evaluates proposals of `proposers` (loaded, none run yet) on `constraint`.
-  // `keyer` is the loop's (read on the loop's thread only).
+  // Evaluates proposals of `proposers` (loaded, none run yet) over `space` (which
+  // no longer grows) on `constraint`.
   ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model, const Topology& constraint,
-                    const std::vector<ShardingOption>& search_space,
-                    const std::vector<std::unique_ptr<Proposer>>& proposers, ProposalKeyer& keyer,
-                    const Parallelism& parallelism);
+                    const SearchSpace& space, const std::vector<std::unique_ptr<Proposer>>& proposers,
+                    const ProposalKeyer& keyer, const Parallelism& parallelism);
   ~ProposalEvaluator();
 
   // Called before proposer `index` proposes.
@@ -71,13 +71,15 @@ class ProposalEvaluator {
   };
 
   Evaluation evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const;
-  void walk(Walk& walk, ProposalKeyer& keyer, PartitionWorkspace* workspace) const;
+  void walk(Walk& walk, PartitionWorkspace* workspace) const;
   void evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known);
 
   const Partitioner& partitioner_;
   const PerfModel& perf_model_;
   const Topology& constraint_;
-  ProposalKeyer& keyer_;
+  const SearchSpace& space_;
+  Storage capacity_;  // all devices of constraint_ together
+  const ProposalKeyer& keyer_;
   const Parallelism& parallelism_;
   int threads_ = 1;  // threads for evaluating single proposals ahead
   std::unique_ptr<PartitionWorkspace> workspace_;  // the loop thread's

@@ -61,7 +61,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
   Estimators estimators;
   std::exception_ptr enumeration_failure;  // any other exception of torchrec's enumerate()
   try {
-    run.search_space = enumerate_options(input, run.topology, estimators.list(), parallelism);
+    run.search_space = SearchSpace(enumerate_options(input, run.topology, estimators.list(), parallelism));
   } catch (const EnumerationError& e) {
     run.enumeration_error = e.what();
   } catch (const std::exception&) {

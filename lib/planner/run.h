@@ -11,6 +11,7 @@
 #include "planner/bounds/lower_bound.h"
 #include "planner/parallelism.h"
 #include "planner/planner.h"
+#include "planner/search_space.h"
 #include "planner/stats_report.h"
 #include "planner/types.h"
 
@@ -25,7 +26,7 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, c
 // holds torchrec's RuntimeError text and `result` is empty.
 struct PlanRun {
   Topology topology;                        // before reservation
-  std::vector<ShardingOption> search_space;  // enumerated and estimated options
+  SearchSpace search_space;  // enumerated and estimated options, then those proposers derived
   PlanResult result;
   std::optional<std::string> enumeration_error;
   // A lower bound on the max-rank perf of any plan of these options on the

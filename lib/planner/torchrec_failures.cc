@@ -10,17 +10,13 @@ namespace shardplan {
 
 namespace {
 
-// What multi_host_partition (partition_steps.cc) answers when there is no whole
-// host; torchrec never gets that far (its list of hosts is empty, not None).
-constexpr std::string_view kNoHostsMessage = "host level devices is None";
-
 int whole_hosts(const Topology& topology) {
   return topology.world_size / std::max(topology.local_world_size, 1);
 }
 
-bool has_multi_host_option(const Proposal& proposal) {
+bool has_multi_host_option(const SearchSpace& space, const Proposal& proposal) {
   return std::any_of(proposal.begin(), proposal.end(),
-                     [](const ShardingOption* o) { return o->partition_by == PartitionBy::kMultiHost; });
+                     [&](OptionId id) { return space[id].partition_by == PartitionBy::kMultiHost; });
 }
 
 }  // namespace
@@ -37,20 +33,21 @@ std::optional<PlanFailure> reservation_failure(const PlanningInput& input, const
   return f;
 }
 
-bool multi_host_crash_possible(const Topology& topology, const std::vector<ShardingOption>& search_space) {
+bool multi_host_crash_possible(const Topology& topology, const SearchSpace& space) {
   if (whole_hosts(topology) > 0) return false;
-  return std::any_of(search_space.begin(), search_space.end(),
+  return std::any_of(space.enumerated().begin(), space.enumerated().end(),
                      [](const ShardingOption& o) { return o.partition_by == PartitionBy::kMultiHost; });
 }
 
-PartitionOutcome MultiHostCrashGuard::partition(const Proposal& proposal, const Topology& storage_constraint,
-                                                FailureDetail detail, PartitionWorkspace* workspace) const {
-  if (whole_hosts(storage_constraint) > 0 || !has_multi_host_option(proposal))
-    return inner_.partition(proposal, storage_constraint, detail, workspace);
-  // The full walk (no verdict-only shortcut): torchrec crashes only if its greedy
-  // steps reach the grid_shard option before another step raises PlannerError.
-  PartitionOutcome outcome = inner_.partition(proposal, storage_constraint, FailureDetail::kMessage, workspace);
-  if (!outcome.ok && outcome.message == kNoHostsMessage) {
+PartitionOutcome MultiHostCrashGuard::partition(const SearchSpace& space, const Proposal& proposal,
+                                                const Topology& storage_constraint,
+                                                PartitionWorkspace* workspace) const {
+  // torchrec crashes only if its greedy steps reach the grid_shard option before
+  // another step raises PlannerError; the step reports that as kNoHostLevel
+  // (torchrec's list of hosts is empty there, not None).
+  PartitionOutcome outcome = inner_.partition(space, proposal, storage_constraint, workspace);
+  if (!outcome.ok && outcome.failure.kind == PartitionFailureKind::kNoHostLevel &&
+      whole_hosts(storage_constraint) == 0 && has_multi_host_option(space, proposal)) {
     std::lock_guard<std::mutex> lock(mutex_);
     crashed_ = true;
   }
@@ -62,9 +59,9 @@ bool MultiHostCrashGuard::crashed() const {
   return crashed_;
 }
 
-PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space) {
+PlanFailure multi_host_crash(const Topology& topology, const SearchSpace& space) {
   std::vector<std::string> tables;
-  for (const auto& option : search_space)
+  for (const auto& option : space.enumerated())
     if (option.partition_by == PartitionBy::kMultiHost &&
         std::find(tables.begin(), tables.end(), option.fqn()) == tables.end())
       tables.push_back(option.fqn());

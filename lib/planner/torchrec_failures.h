@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "planner/planner.h"
 #include "planner/run.h"
+#include "planner/search_space.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -31,21 +32,22 @@ std::optional<PlanFailure> reservation_failure(const PlanningInput& input, const
 // GreedyPerfPartitioner._multi_hosts_partition indexes `_host_level_devices[0]`
 // of an empty list and plan() dies with IndexError as soon as a proposal
 // reaches that option.
-bool multi_host_crash_possible(const Topology& topology, const std::vector<ShardingOption>& search_space);
+bool multi_host_crash_possible(const Topology& topology, const SearchSpace& space);
 
 // Wraps a partitioner and notes the first proposal on which torchrec's greedy
 // partitioner would crash (see multi_host_crash_possible); that proposal is
 // reported as not partitionable, so the proposal loop continues exactly as if
 // the crash were a PlannerError, and the caller turns a noted crash into the
-// run's error. Every proposal torchrec would partition is partitioned here, so
-// a crash is noted iff torchrec's run crashes. Thread-safe like any Partitioner.
+// run's error. Every proposal torchrec would partition is partitioned here
+// (sees_every_proposal), so a crash is noted iff torchrec's run crashes.
+// Thread-safe like any Partitioner.
 class MultiHostCrashGuard : public Partitioner {
  public:
   explicit MultiHostCrashGuard(Partitioner& inner) : inner_(inner) {}
-  void prepare(const std::vector<ShardingOption>& search_space) override { inner_.prepare(search_space); }
   std::unique_ptr<PartitionWorkspace> make_workspace() const override { return inner_.make_workspace(); }
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+  PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal, const Topology& storage_constraint,
                              PartitionWorkspace* workspace) const override;
+  bool sees_every_proposal() const override { return true; }
   // Whether some proposal would have crashed torchrec.
   bool crashed() const;
 
@@ -57,7 +59,7 @@ class MultiHostCrashGuard : public Partitioner {
 
 // The failure shardplan reports where torchrec crashes on a grid_shard option with
 // no whole host (stage FailureStage::kCrash): names the grid_shard tables and the host arithmetic.
-PlanFailure multi_host_crash(const Topology& topology, const std::vector<ShardingOption>& search_space);
+PlanFailure multi_host_crash(const Topology& topology, const SearchSpace& space);
 
 // Whether torchrec logs EmbeddingStats for this run: it does after the proposal
 // loop (with the best plan, or with the last failed proposal), but not when it

@@ -1,7 +1,8 @@
 // The planner's value types and one abstract class per stage, named as in
 // torchrec's planner/types.py so that a torchrec reader finds every concept:
-//   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators)
-//   -> StorageReservation -> Proposer / Partitioner / PerfModel loop -> Stats.
+//   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators, owned
+//   by a SearchSpace that gives each an OptionId) -> StorageReservation ->
+//   Proposer / Partitioner / PerfModel loop over proposals of option ids -> Stats.
 #pragma once
 
 #include <cstdint>
@@ -199,21 +200,62 @@ class ShardEstimator {
   virtual void estimate(ShardingOption& option, const EstimatorContext& context) const = 0;
 };
 
-// A proposal: one option per table, pointing into the read-only search space.
-using Proposal = std::vector<const ShardingOption*>;
+// An option's id in the SearchSpace (search_space.h) that owns it.
+using OptionId = std::uint32_t;
+
+// A proposal: one option id per table, in the proposer's table order.
+using Proposal = std::vector<OptionId>;
+
+class SearchSpace;
+
+// Where a partitioner found no room, as data; lib/output/partition_failure_text.h
+// renders torchrec's PlannerError text from it when it is shown.
+enum class PartitionFailureKind {
+  kUniformShardCount,    // a uniform option's shards (count) != devices (devices)
+  kUniformMisfit,        // a uniform shard (needed) does not fit its device (free)
+  kDeviceMisfit,         // shard `shard` of `option` fits no device; `free`: the largest
+  kNoHost,               // no host takes `option` whole (host-level option)
+  kNoHosts,              // no set of hosts takes `option` (grid_shard)
+  kNoHostLevel,          // a grid_shard option and no whole host
+  kGridUneven,           // grid_shard: shards (count) not a multiple of local world size (devices)
+  kUnexpectedShardingType,  // `option`'s sharding type cannot go where its partition_by says
+  kNoPlacement,          // a partitioner's own "no placement" without a torchrec text
+};
+
+inline constexpr NameTable<PartitionFailureKind, 9> kPartitionFailureKindNames{{
+    {PartitionFailureKind::kUniformShardCount, "uniform_shard_count", "a uniform option has not one shard per device"},
+    {PartitionFailureKind::kUniformMisfit, "uniform_misfit", "a uniform shard does not fit its device"},
+    {PartitionFailureKind::kDeviceMisfit, "device_misfit", "a shard fits no device"},
+    {PartitionFailureKind::kNoHost, "no_host", "no host takes a host-level option"},
+    {PartitionFailureKind::kNoHosts, "no_hosts", "no hosts take a grid_shard option"},
+    {PartitionFailureKind::kNoHostLevel, "no_host_level", "grid_shard without a whole host"},
+    {PartitionFailureKind::kGridUneven, "grid_uneven", "grid_shard shards do not divide into hosts"},
+    {PartitionFailureKind::kUnexpectedShardingType, "unexpected_sharding_type",
+     "a sharding type its partition_by does not place"},
+    {PartitionFailureKind::kNoPlacement, "no_placement", "the partitioner found no placement"},
+}};
+
+// A partitioner's structured failure: which kind, the option (by id) and shard
+// concerned, and the figures torchrec's text quotes. Cheap to make: no text.
+struct PartitionFailure {
+  PartitionFailureKind kind = PartitionFailureKind::kNoPlacement;
+  OptionId option = 0;      // kDeviceMisfit, kNoHost, kNoHosts, kUnexpectedShardingType
+  int shard = -1;           // kDeviceMisfit: index into the option's shards
+  Storage needed;           // kUniformMisfit: the shard's storage
+  Storage free;             // kUniformMisfit: the device's; kDeviceMisfit: the largest device's
+  std::int64_t count = 0;   // kUniformShardCount, kGridUneven: the option's shards
+  std::int64_t devices = 0;  // kUniformShardCount: devices; kGridUneven: local world size
+  int param_count = 0;      // kNoHost, kNoHosts: options of the proposal on the option's module path
+  bool multi_host = false;  // kUnexpectedShardingType: in the multi-host step (else cohost)
+};
 
 // A partitioner's answer: a placement, or the reason none exists.
 struct PartitionOutcome {
   bool ok = false;
   Placement placement;
   PlannerErrorType error_type = PlannerErrorType::kPartition;
-  std::string message;  // torchrec's PlannerError text, for the final error
+  PartitionFailure failure;  // when !ok
 };
-
-// How much a partitioner says about a proposal it cannot place: torchrec's error
-// text, or only "no" (the planner needs the text of its last failure alone, and
-// building it can cost more than finding the failure).
-enum class FailureDetail { kMessage, kVerdictOnly };
 
 // Scratch a partitioner keeps from one partition() call to the next (buffers, the
 // previous proposal's sort order): owned by the caller, used by one thread at a
@@ -230,23 +272,22 @@ class PartitionWorkspace {
 class Partitioner {
  public:
   virtual ~Partitioner() = default;
-  // Called once with the search space before partition(); later proposals point
-  // into it, so per-option figures can be computed here once (optional).
-  virtual void prepare(const std::vector<ShardingOption>& /*search_space*/) {}
   // A workspace for the partition() calls of one thread (null when none is needed).
   virtual std::unique_ptr<PartitionWorkspace> make_workspace() const { return nullptr; }
-  // Places `proposal`; `workspace` is one make_workspace() of this partitioner made.
-  virtual PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                                     FailureDetail detail, PartitionWorkspace* workspace) const = 0;
+  // Places `proposal` (ids into `space`); `workspace` is one make_workspace() of
+  // this partitioner made.
+  virtual PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal,
+                                     const Topology& storage_constraint, PartitionWorkspace* workspace) const = 0;
   // The same with a workspace of its own (one-off calls).
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint,
-                             FailureDetail detail) const {
+  PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal,
+                             const Topology& storage_constraint) const {
     std::unique_ptr<PartitionWorkspace> workspace = make_workspace();
-    return partition(proposal, storage_constraint, detail, workspace.get());
+    return partition(space, proposal, storage_constraint, workspace.get());
   }
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint) const {
-    return partition(proposal, storage_constraint, FailureDetail::kMessage);
-  }
+  // No partitioner can place a proposal needing more storage than all devices
+  // hold, so the planner answers those without calling partition(); true when
+  // partition() must see them anyway (it observes what torchrec would do).
+  virtual bool sees_every_proposal() const { return false; }
 };
 
 }  // namespace shardplan

@@ -53,7 +53,8 @@ TEST_CASE("planner overrides: unknown names and out-of-range values", "[config][
   local.local_world_size = 3;  // torchrec plans with 8 // 3 = 2 hosts: accepted as in the files
   CHECK(problem_of(local).empty());
   local.local_world_size = -1;
-  CHECK(problem_of(local) == "--local-world-size: expected 0 or more, found -1");
+  // The topology file's rule and wording (config/limits.h kLocalWorldSizeRule).
+  CHECK(problem_of(local) == "--local-world-size: expected a non-negative integer, found -1");
 }
 
 TEST_CASE("planner overrides: a uniform cap on a topology with per-rank caps is refused", "[config][overrides]") {

@@ -3,6 +3,7 @@
 
 #include "config/loader.h"
 #include "output/failure_text.h"
+#include "output/partition_failure_text.h"
 #include "planner/planner.h"
 #include "planner/planner_parity_support.h"
 
@@ -26,7 +27,7 @@ TEST_CASE("infeasible cases report the failing tables and the largest free rank"
     nlohmann::json golden = load_golden(c);
     PlanningInput input = load_case(c.case_path);
     Topology topology = topology_from_golden(golden.at("topology"));
-    auto space = search_space_from_golden(c, golden, input.model);
+    SearchSpace space(search_space_from_golden(c, golden, input.model));
     auto reservation = make_storage_reservation(input.planner.storage_reservation);
     auto partitioner = make_partitioner(input.planner.partitioner);
     EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner);
@@ -40,11 +41,13 @@ TEST_CASE("infeasible cases report the failing tables and the largest free rank"
     // The reported shard really exceeds the largest rank in HBM or DDR.
     CHECK_FALSE(f.tables[0].largest_shard.fits_in(f.largest_rank_free));
     CHECK(f.largest_rank_free == result.reservation->reserved.devices[0].storage);
+    REQUIRE(f.last_partition_failure);
+    CHECK_FALSE(partition_failure_text(*f.last_partition_failure, space).empty());
     PlanRun run;
     run.topology = topology;
     run.result = result;
+    run.search_space = std::move(space);
     CHECK(explain_failure(run).find(it->second + " needs") != std::string::npos);
-    CHECK_FALSE(f.last_partition_error.empty());
   }
   if (golden_cases().size() > 0) CHECK(seen == 2);
 }

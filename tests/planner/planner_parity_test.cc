@@ -140,7 +140,7 @@ std::string compare_plan(const GoldenCase& c) {
   nlohmann::json golden = load_golden(c);
   PlanningInput input = load_case(c.case_path);
   Topology topology = topology_from_golden(golden.at("topology"));
-  auto space = search_space_from_golden(c, golden, input.model);
+  SearchSpace space(search_space_from_golden(c, golden, input.model));
   if (golden.contains("error") && golden["error"].value("type", "") != "PlannerError") {
     // The enumerator's own error (e.g. no kernel left): not the planner loop's.
     return space.empty() ? "" : "torchrec's enumerator failed, yet the golden has options";
@@ -148,7 +148,7 @@ std::string compare_plan(const GoldenCase& c) {
   auto reservation = make_storage_reservation(input.planner.storage_reservation);
   auto partitioner = make_partitioner(input.planner.partitioner);
   EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner,
-                                   lookup_estimator(space));
+                                   lookup_estimator(space.enumerated()));
   PlanResult result = planner.plan(topology, input.model, space);
   return compare_result(golden, result, topology);
 }

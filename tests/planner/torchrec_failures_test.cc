@@ -39,7 +39,7 @@ TEST_CASE("a crash is possible only with a grid_shard option and no whole host",
   auto possible = [](int world, int local, ShardingType type) {
     const PlanningInput in = one_table(world, local, std::vector<ShardingType>{type});
     const Topology topology = build_topology(in.topology);
-    return multi_host_crash_possible(topology, enumerate_and_estimate(in, topology));
+    return multi_host_crash_possible(topology, SearchSpace(enumerate_and_estimate(in, topology)));
   };
   CHECK(possible(4, 8, ShardingType::kGridShard));
   CHECK_FALSE(possible(4, 8, ShardingType::kTableRowWise));  // a PlannerError, not a crash

@@ -4,12 +4,8 @@
 #include <map>
 #include <memory>
 #include <numeric>
-#include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
-#include "common/error.h"
 #include "planner/partitioners/greedy/device_heap.h"
 #include "planner/partitioners/greedy/host_order.h"
 #include "planner/partitioners/greedy/partition_steps.h"
@@ -32,11 +28,11 @@ struct Workspace final : PartitionWorkspace {
   HostStepScratch host_steps;
 };
 
-PartitionOutcome failure(std::string message) {
+PartitionOutcome failure(PartitionFailure why) {
   PartitionOutcome outcome;
   outcome.ok = false;
   outcome.error_type = PlannerErrorType::kPartition;
-  outcome.message = std::move(message);
+  outcome.failure = why;
   return outcome;
 }
 
@@ -60,16 +56,17 @@ std::unique_ptr<PartitionWorkspace> GreedyPerfPartitioner::make_workspace() cons
   return std::make_unique<Workspace>();
 }
 
-PartitionOutcome GreedyPerfPartitioner::partition(const Proposal& proposal, const Topology& storage_constraint,
-                                                  FailureDetail detail, PartitionWorkspace* workspace) const {
-  return partition_capped(proposal, storage_constraint, 0, detail, workspace);
+PartitionOutcome GreedyPerfPartitioner::partition(const SearchSpace& space, const Proposal& proposal,
+                                                  const Topology& storage_constraint,
+                                                  PartitionWorkspace* workspace) const {
+  return partition_capped(space, proposal, storage_constraint, 0, workspace);
 }
 
 // torchrec's GreedyPerfPartitioner.partition: uniform options first, one shard
 // per rank; then the others in sort_by order, each placed by its partition_by.
-PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposal,
+PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& space, const Proposal& proposal,
                                                          const Topology& storage_constraint,
-                                                         std::int64_t hbm_per_device, FailureDetail detail,
+                                                         std::int64_t hbm_per_device,
                                                          PartitionWorkspace* workspace) const {
   std::unique_ptr<PartitionWorkspace> own;
   if (!workspace) {
@@ -83,21 +80,13 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   hosts.size = std::max(storage_constraint.local_world_size, 1);
   hosts.count = storage_constraint.world_size / hosts.size;
   ProposalBriefs& briefs = ws.briefs;
-  briefs.read(proposal, summaries_, sort_by_, balance_modules_);
-
-  // More storage than all devices together: no placement exists, so torchrec's
-  // greedy fails too, somewhere; only where (its message) would need the steps.
-  if (detail == FailureDetail::kVerdictOnly) {
-    Storage capacity;
-    for (const DeviceLoad& d : devices) capacity += d.free;
-    if (!briefs.total_storage().fits_in(capacity)) return failure({});
-  }
+  briefs.read(space, proposal, sort_by_, balance_modules_);
 
   // Uniform options first, in proposal order, shard i on device i.
-  std::string uniform_error;
-  const FastUniform fast = uniform_partition_fast(proposal, briefs.briefs(), briefs.summaries(), devices, detail,
-                                                  uniform_error, briefs.uniform());
-  if (fast == FastUniform::kFailed) return failure(std::move(uniform_error));
+  PartitionFailure uniform_failure;
+  const FastUniform fast =
+      uniform_partition_fast(briefs.briefs(), briefs.summaries(), devices, uniform_failure, briefs.uniform());
+  if (fast == FastUniform::kFailed) return failure(uniform_failure);
   PartitionOutcome outcome;
   Placement& placement = outcome.placement;
   placement.start(proposal.size());
@@ -111,8 +100,8 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
     ws.slots.resize(devices.size());
     std::iota(ws.slots.begin(), ws.slots.end(), 0);
     for (std::size_t i : briefs.uniform().uniform) {
-      if (auto error = uniform_partition(proposal[i]->shards, devices, ws.slots, placement.ranks_of(i)))
-        return failure(detail == FailureDetail::kMessage ? std::move(*error) : std::string());
+      if (auto error = uniform_partition(briefs.brief(i).shard_span(), devices, ws.slots, placement.ranks_of(i)))
+        return failure(*error);
     }
   }
 
@@ -131,20 +120,20 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
   };
   for (int index : order) {
     const auto i = static_cast<std::size_t>(index);
-    const ShardingOption& option = *proposal[i];
+    const OptionId id = proposal[i];
     std::span<int> ranks = placement.ranks_of(i);
     StepError error;
     switch (briefs.brief(i).partition_by) {
       case PartitionBy::kMultiHost:
-        error = multi_host_partition(option, devices, hosts, ws.hosts, briefs.options_on_path(i), ranks, detail,
+        error = multi_host_partition(id, space[id], devices, hosts, ws.hosts, briefs.options_on_path(i), ranks,
                                      ws.placed_hosts);
         if (!error)
           for (int host : ws.placed_hosts) host_changed(host);
         break;
       case PartitionBy::kHost: {
         int host = -1;
-        error = cohost_partition(option, briefs.brief(i), devices, hosts, ws.hosts, briefs.options_on_path(i), ranks,
-                                 detail, ws.host_steps, host);
+        error = cohost_partition(id, briefs.brief(i), devices, hosts, ws.hosts, briefs.options_on_path(i), ranks,
+                                 ws.host_steps, host);
         if (!error) host_changed(host);
         break;
       }
@@ -153,13 +142,12 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const Proposal& proposa
           ws.heap.reset(devices, storage_constraint.local_world_size);
           heap_built = true;
         }
-        error = device_partition(option, briefs.brief(i), devices, ws.heap, ws.host_steps.skipped, ranks, detail,
-                                 &ws.hosts);
+        error = device_partition(id, briefs.brief(i), devices, ws.heap, ws.host_steps.skipped, ranks, &ws.hosts);
         break;
       case PartitionBy::kUniform:
         break;
     }
-    if (error) return failure(std::move(*error));
+    if (error) return failure(*error);
   }
   outcome.ok = true;
   return outcome;

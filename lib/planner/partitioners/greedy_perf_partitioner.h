@@ -9,7 +9,7 @@
 
 #include "common/names.h"
 #include "config/config.h"
-#include "planner/partitioners/greedy/option_summary.h"
+#include "planner/option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -24,26 +24,22 @@ class GreedyPerfPartitioner final : public Partitioner {
   explicit GreedyPerfPartitioner(SortBy sort_by = SortBy::kStorage, bool balance_modules = false)
       : sort_by_(sort_by), balance_modules_(balance_modules) {}
 
-  // Precomputes per-option totals; partition() gives the same answer without it.
-  void prepare(const std::vector<ShardingOption>& search_space) override { summaries_.prepare(search_space); }
-
   // Buffers, the heap and host order, and the previous proposal's sort keys.
   std::unique_ptr<PartitionWorkspace> make_workspace() const override;
 
   using Partitioner::partition;
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+  PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal, const Topology& storage_constraint,
                              PartitionWorkspace* workspace) const override;
 
   // torchrec's partition(..., hbm_per_device): a non-zero hbm_per_device replaces
   // every device's HBM capacity (MemoryBalancedPartitioner's search).
-  PartitionOutcome partition_capped(const Proposal& proposal, const Topology& storage_constraint,
-                                    std::int64_t hbm_per_device, FailureDetail detail,
+  PartitionOutcome partition_capped(const SearchSpace& space, const Proposal& proposal,
+                                    const Topology& storage_constraint, std::int64_t hbm_per_device,
                                     PartitionWorkspace* workspace) const;
 
  private:
   SortBy sort_by_;
   bool balance_modules_;
-  OptionSummaries summaries_;
 };
 
 }  // namespace shardplan

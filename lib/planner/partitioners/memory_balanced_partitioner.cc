@@ -7,20 +7,21 @@
 
 namespace shardplan {
 
-PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
+PartitionOutcome MemoryBalancedPartitioner::partition(const SearchSpace& space, const Proposal& proposal,
                                                       const Topology& storage_constraint,
-                                                      FailureDetail detail, PartitionWorkspace* workspace) const {
-  PartitionOutcome best = greedy_.partition(proposal, storage_constraint, detail, workspace);
+                                                      PartitionWorkspace* workspace) const {
+  PartitionOutcome best = greedy_.partition(space, proposal, storage_constraint, workspace);
   if (!best.ok) return best;
   const int world_size = storage_constraint.world_size;
-  const double original_perf = noop_perf_rating(proposal, best.placement, world_size);
+  const double original_perf = noop_perf_rating(space, proposal, best.placement, world_size);
 
   std::vector<std::int64_t> hbm_by_rank(static_cast<std::size_t>(std::max(world_size, 1)), 0);
   std::int64_t hbm_requirement = 0;
   std::int64_t max_shard_hbm = 0;
   for (std::size_t i = 0; i < proposal.size(); ++i) {
-    for (std::size_t j = 0; j < proposal[i]->shards.size(); ++j) {
-      const auto& storage = proposal[i]->shards[j].storage;
+    const ShardingOption& option = space[proposal[i]];
+    for (std::size_t j = 0; j < option.shards.size(); ++j) {
+      const auto& storage = option.shards[j].storage;
       const int rank = best.placement.rank(i, j);
       if (!storage || rank < 0 || rank >= world_size) continue;
       hbm_by_rank[static_cast<std::size_t>(rank)] += storage->hbm;
@@ -40,12 +41,12 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const Proposal& proposal,
        count < max_search_count_ && min_hbm + kHbmSearchStepBytes < max_hbm; ++count) {
     const std::int64_t mid_hbm = (max_hbm + min_hbm) / 2;
     PartitionOutcome trial =
-        greedy_.partition_capped(proposal, storage_constraint, mid_hbm, FailureDetail::kVerdictOnly, workspace);
+        greedy_.partition_capped(space, proposal, storage_constraint, mid_hbm, workspace);
     if (!trial.ok) {
       min_hbm = mid_hbm;
       continue;
     }
-    const double trial_perf = noop_perf_rating(proposal, trial.placement, world_size);
+    const double trial_perf = noop_perf_rating(space, proposal, trial.placement, world_size);
     if (trial_perf > original_perf * (1 + tolerance_)) {
       min_hbm = mid_hbm;  // too slow: allow more HBM per device
     } else {

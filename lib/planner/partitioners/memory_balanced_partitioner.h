@@ -26,14 +26,12 @@ class MemoryBalancedPartitioner final : public Partitioner {
         tolerance_(tolerance),
         greedy_(SortBy::kPerf, balance_modules) {}  // torchrec searches by perf, whatever sort_by says
 
-  void prepare(const std::vector<ShardingOption>& search_space) override { greedy_.prepare(search_space); }
-
   // The greedy partitioner's workspace.
   std::unique_ptr<PartitionWorkspace> make_workspace() const override { return greedy_.make_workspace(); }
 
   using Partitioner::partition;
   // Fails exactly when the uncapped greedy placement fails (with its message).
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+  PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal, const Topology& storage_constraint,
                              PartitionWorkspace* workspace) const override;
 
  private:

@@ -6,19 +6,18 @@
 
 namespace shardplan {
 
-std::optional<std::string> GreedyProposer::load(const std::vector<ShardingOption>& search_space,
-                                                const OptionEstimator* /*estimator*/) {
+std::optional<std::string> GreedyProposer::load(SearchSpace& space, const OptionEstimator* /*estimator*/) {
   options_.clear();
   storage_keys_.clear();
   first_.clear();
-  for (auto& table : proposer_util::group_by_fqn(search_space)) {
-    proposer_util::sort_by_score(table, use_depth_);
+  for (std::vector<OptionId> table : space.tables()) {
+    proposer_util::sort_by_score(space, table, use_depth_);
     first_.push_back(options_.size());
     // Precomputed once so that each step compares keys, not shards.
-    for (const auto* option : table) {
+    for (OptionId option : table) {
       StorageKey key{0, 0, 0, 0};
       bool first = true;
-      for (const auto& shard : option->shards) {
+      for (const auto& shard : space[option].shards) {
         Storage s = shard.storage.value_or(Storage{});
         key[0] = first ? s.hbm : std::max(key[0], s.hbm);
         key[1] += s.hbm;

@@ -20,13 +20,12 @@ class GreedyProposer final : public Proposer {
  public:
   explicit GreedyProposer(bool use_depth = true, std::optional<int> threshold = std::nullopt)
       : use_depth_(use_depth), threshold_(threshold && *threshold != 0 ? threshold : std::nullopt) {}
-  std::optional<std::string> load(const std::vector<ShardingOption>& search_space,
-                                  const OptionEstimator* estimator) override;
+  std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
   // The order of proposals depends on storage only; a verdict can only stop it early.
   std::vector<Proposal> lookahead(std::size_t n) const override;
-  // Its state is plain values and pointers into the search space.
+  // Its state is plain values and option ids.
   std::unique_ptr<Proposer> clone() const override { return std::make_unique<GreedyProposer>(*this); }
 
  private:
@@ -44,7 +43,7 @@ class GreedyProposer final : public Proposer {
   std::optional<int> threshold_;
   // Every table's options sorted by score, tables one after another (flat, so
   // that a proposal of thousands of tables is built from one array).
-  std::vector<const ShardingOption*> options_;
+  std::vector<OptionId> options_;
   std::vector<StorageKey> storage_keys_;  // per entry of options_
   std::vector<std::size_t> first_;        // per table, its first entry; plus the end
   Walk walk_;

@@ -4,10 +4,9 @@
 
 namespace shardplan {
 
-std::optional<std::string> GridSearchProposer::load(const std::vector<ShardingOption>& search_space,
-                                                    const OptionEstimator* /*estimator*/) {
-  by_table_ = proposer_util::group_by_fqn(search_space);
-  for (auto& options : by_table_) proposer_util::sort_by_score(options, /*use_depth=*/true);
+std::optional<std::string> GridSearchProposer::load(SearchSpace& space, const OptionEstimator* /*estimator*/) {
+  by_table_ = space.tables();
+  for (auto& options : by_table_) proposer_util::sort_by_score(space, options, /*use_depth=*/true);
   index_ = 0;
   total_ = 0;
   digits_.assign(by_table_.size(), 0);

@@ -14,8 +14,7 @@ namespace shardplan {
 class GridSearchProposer final : public Proposer {
  public:
   explicit GridSearchProposer(std::int64_t max_proposals = 10'000) : max_proposals_(max_proposals) {}
-  std::optional<std::string> load(const std::vector<ShardingOption>& search_space,
-                                  const OptionEstimator* estimator) override;
+  std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
   std::vector<Proposal> lookahead(std::size_t n) const override;
@@ -25,7 +24,7 @@ class GridSearchProposer final : public Proposer {
 
  private:
   std::int64_t max_proposals_;
-  std::vector<std::vector<const ShardingOption*>> by_table_;
+  std::vector<std::vector<OptionId>> by_table_;
   std::vector<std::size_t> digits_;  // the current proposal as mixed-radix digits
   std::int64_t total_ = 0;
   std::int64_t index_ = 0;

@@ -12,30 +12,27 @@ void make_fused(ShardingOption& option) {
 }
 }  // namespace
 
-std::optional<std::string> EmbeddingOffloadScaleupProposer::load(
-    const std::vector<ShardingOption>& search_space, const OptionEstimator* estimator) {
-  estimator_ = estimator;
-  owned_.clear();
+std::optional<std::string> EmbeddingOffloadScaleupProposer::load(SearchSpace& space,
+                                                                 const OptionEstimator* estimator) {
   proposal_.reset();
-  auto by_table = proposer_util::group_by_fqn(search_space);
-  Proposal proposal;
-  for (auto& options : by_table) {
-    proposer_util::sort_by_score(options, use_depth_);
-    const ShardingOption* selected = options.front();
-    for (const auto* option : options) {
-      if (option->compute_kernel == ComputeKernel::kFusedUvmCaching) {
+  // The starting proposal: each table's first caching option by score, else its best.
+  std::vector<ShardingOption> starting;
+  for (std::vector<OptionId> options : space.tables()) {
+    proposer_util::sort_by_score(space, options, use_depth_);
+    OptionId selected = options.front();
+    for (OptionId option : options) {
+      if (space[option].compute_kernel == ComputeKernel::kFusedUvmCaching) {
         selected = option;
         break;
       }
     }
-    owned_.push_back(*selected);
-    proposal.push_back(&owned_.back());
+    starting.push_back(space[selected]);
   }
   // torchrec's promote_high_prefetch_overheaad_table_to_hbm; skipped without an
   // enumerator (estimator) as in torchrec.
-  if (estimator_ && *estimator_) {
+  if (estimator && *estimator) {
     std::vector<ShardingOption*> cached;
-    for (auto& option : owned_)
+    for (auto& option : starting)
       if (option.compute_kernel == ComputeKernel::kFusedUvmCaching) cached.push_back(&option);
     for (ShardingOption* original : cached) {
       // torchrec asserts cache_params on every caching option it promotes-or-not.
@@ -44,11 +41,14 @@ std::optional<std::string> EmbeddingOffloadScaleupProposer::load(
                " uses fused_uvm_caching without cache_params (torchrec asserts here)";
       ShardingOption what_if = *original;
       make_fused(what_if);
-      (*estimator_)(what_if);
+      (*estimator)(what_if);
       if (what_if.total_storage().hbm < original->total_storage().hbm) make_fused(*original);
     }
-    for (ShardingOption* original : cached) (*estimator_)(*original);
+    for (ShardingOption* original : cached) (*estimator)(*original);
   }
+  // The proposal's options join the search space (an unchanged one is its own id).
+  Proposal proposal;
+  for (auto& option : starting) proposal.push_back(space.add(std::move(option)));
   proposal_ = std::move(proposal);
   return std::nullopt;
 }

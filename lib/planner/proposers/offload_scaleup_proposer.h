@@ -2,7 +2,6 @@
 // fused_uvm_caching option and would spend spare HBM on larger caches.
 #pragma once
 
-#include <deque>
 #include <vector>
 
 #include "planner/proposers/proposer.h"
@@ -17,15 +16,12 @@ namespace shardplan {
 class EmbeddingOffloadScaleupProposer final : public Proposer {
  public:
   explicit EmbeddingOffloadScaleupProposer(bool use_depth = true) : use_depth_(use_depth) {}
-  std::optional<std::string> load(const std::vector<ShardingOption>& search_space,
-                                  const OptionEstimator* estimator) override;
+  std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
 
  private:
   bool use_depth_;
-  const OptionEstimator* estimator_ = nullptr;
-  std::deque<ShardingOption> owned_;  // the starting proposal's options (stable addresses)
   std::optional<Proposal> proposal_;
 };
 

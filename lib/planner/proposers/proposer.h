@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/planner_names.h"
+#include "planner/search_space.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -27,16 +28,17 @@ struct ProposerFeedback {
   const Topology* storage_constraint = nullptr;
 };
 
-// A proposer: load() once with the read-only search space, then alternate
-// propose() / feedback(). Proposals point into the search space (or into options
-// the proposer owns and keeps alive until it is destroyed or reloaded).
+// A proposer: load() once with the search space, then alternate propose() /
+// feedback(). Proposals are ids into the search space.
 class Proposer {
  public:
   virtual ~Proposer() = default;
   // Groups the search space; returns an error message when the proposer cannot
   // work on it (torchrec raises there), else nullopt. `estimator` may be null.
-  virtual std::optional<std::string> load(const std::vector<ShardingOption>& search_space,
-                                          const OptionEstimator* estimator) = 0;
+  // Options the proposer derives (changed kernel or cache, re-estimated) are
+  // added to `space` here, before anything is proposed; the planner loads the
+  // proposers one at a time, so their ids do not depend on threads.
+  virtual std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) = 0;
   // The next proposal, or nullopt when the proposer is done.
   virtual std::optional<Proposal> propose() = 0;
   // The verdict on the last proposal.
@@ -46,8 +48,7 @@ class Proposer {
   // planner evaluates them ahead, in parallel. Empty when the proposer cannot tell.
   virtual std::vector<Proposal> lookahead(std::size_t /*n*/) const { return {}; }
   // An independent copy in the current state, which given the same verdicts
-  // proposes exactly what this one will (its proposals may point into the same
-  // search space). nullptr when the proposer cannot be copied.
+  // proposes exactly what this one will. nullptr when the proposer cannot be copied.
   virtual std::unique_ptr<Proposer> clone() const { return nullptr; }
 };
 

@@ -11,18 +11,19 @@ namespace shardplan {
 namespace {
 struct TypeGroup {
   ShardingType type;
-  std::vector<std::vector<const ShardingOption*>> by_table;  // tables in first-appearance order
+  std::vector<std::vector<OptionId>> by_table;  // tables in first-appearance order
   std::unordered_map<std::string, std::size_t> table_index;  // lookup only
 };
 }  // namespace
 
-std::optional<std::string> UniformProposer::load(const std::vector<ShardingOption>& search_space,
-                                                 const OptionEstimator* /*estimator*/) {
+std::optional<std::string> UniformProposer::load(SearchSpace& space, const OptionEstimator* /*estimator*/) {
   proposals_.clear();
   index_ = 0;
   std::set<std::string> all_fqns;
   std::vector<TypeGroup> groups;
-  for (const auto& option : search_space) {
+  for (std::size_t i = 0; i < space.enumerated().size(); ++i) {
+    const auto id = static_cast<OptionId>(i);
+    const ShardingOption& option = space[id];
     std::string fqn = option.fqn();
     all_fqns.insert(fqn);
     TypeGroup* group = nullptr;
@@ -34,14 +35,14 @@ std::optional<std::string> UniformProposer::load(const std::vector<ShardingOptio
     }
     auto [it, inserted] = group->table_index.emplace(fqn, group->by_table.size());
     if (inserted) group->by_table.emplace_back();
-    group->by_table[it->second].push_back(&option);
+    group->by_table[it->second].push_back(id);
   }
   for (auto& group : groups) {
     // torchrec compares the type's fqn set with all fqns.
     if (group.by_table.size() != all_fqns.size()) continue;
     Proposal proposal;
     for (auto& options : group.by_table) {
-      proposer_util::sort_by_score(options, use_depth_);
+      proposer_util::sort_by_score(space, options, use_depth_);
       proposal.push_back(options.front());
     }
     proposals_.push_back(std::move(proposal));

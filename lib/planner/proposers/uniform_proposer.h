@@ -12,8 +12,7 @@ namespace shardplan {
 class UniformProposer final : public Proposer {
  public:
   explicit UniformProposer(bool use_depth = true) : use_depth_(use_depth) {}
-  std::optional<std::string> load(const std::vector<ShardingOption>& search_space,
-                                  const OptionEstimator* estimator) override;
+  std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
   std::vector<Proposal> lookahead(std::size_t n) const override;

@@ -10,6 +10,7 @@
 
 #include "config/loader.h"
 #include "planner/partitioners/partitioner_factory.h"
+#include "output/partition_failure_text.h"
 #include "planner/partitioners/greedy/placement_loads.h"
 #include "support/golden.h"
 
@@ -116,8 +117,19 @@ ChosenProposal chosen_proposal(const json& golden, const json& options) {
   return out;
 }
 
+// A search space of copies of `options` and the proposal of all of them, in order.
+struct SpaceAndProposal {
+  SearchSpace space;
+  Proposal proposal;
+};
+SpaceAndProposal proposal_over(const std::vector<ShardingOption>& options) {
+  SpaceAndProposal out{SearchSpace(options), {}};
+  for (std::size_t i = 0; i < options.size(); ++i) out.proposal.push_back(static_cast<OptionId>(i));
+  return out;
+}
+
 // The first difference between our placement and the golden plan, or "".
-std::string compare_with_golden(const ChosenProposal& chosen, const Proposal& proposal,
+std::string compare_with_golden(const ChosenProposal& chosen, const SearchSpace& space, const Proposal& proposal,
                                 const Placement& placement, const json& golden, int world_size) {
   std::ostringstream diff;
   for (std::size_t i = 0; i < chosen.options.size(); ++i) {
@@ -137,7 +149,7 @@ std::string compare_with_golden(const ChosenProposal& chosen, const Proposal& pr
       }
     }
   }
-  const auto loads = rank_loads(proposal, placement, world_size);
+  const auto loads = rank_loads(space, proposal, placement, world_size);
   const json& per_rank = golden.at("per_rank");
   for (int r = 0; r < world_size; ++r) {
     const json& want = per_rank.at(static_cast<std::size_t>(r));
@@ -217,15 +229,14 @@ TEST_CASE("partitioners place torchrec's chosen proposal like torchrec", "[parti
     const json options = testing::golden_options(c, golden);
     const ChosenProposal chosen = chosen_proposal(golden, options);
     for (const auto& note : chosen.notes) WARN(c.name << ": " << note);
-    Proposal proposal;
-    for (const auto& option : chosen.options) proposal.push_back(&option);
+    const auto [space, proposal] = proposal_over(chosen.options);
     const Topology constraint = reserved_topology(golden);
     const PartitionerOptions partitioner_config = partitioner_options(c);
     const auto partitioner = make_partitioner(partitioner_config);
-    const PartitionOutcome outcome = partitioner->partition(proposal, constraint);
+    const PartitionOutcome outcome = partitioner->partition(space, proposal, constraint);
     std::string difference;
-    if (!outcome.ok) difference = "partition failed: " + outcome.message;
-    else difference = compare_with_golden(chosen, proposal, outcome.placement, golden, constraint.world_size);
+    if (!outcome.ok) difference = "partition failed: " + partition_failure_text(outcome.failure, space);
+    else difference = compare_with_golden(chosen, space, proposal, outcome.placement, golden, constraint.world_size);
     if (difference.empty()) {
       ++matched;
     } else {
@@ -245,14 +256,13 @@ TEST_CASE("partitioners place the scale goldens' plans like torchrec", "[partiti
     if (!golden.contains("plan")) continue;
     ++compared;
     const ChosenProposal chosen = proposal_from_plan(c);
-    Proposal proposal;
-    for (const auto& option : chosen.options) proposal.push_back(&option);
+    const auto [space, proposal] = proposal_over(chosen.options);
     const Topology constraint = reserved_topology(golden);
     const PartitionerOptions partitioner_config = partitioner_options(c);
-    const PartitionOutcome outcome = make_partitioner(partitioner_config)->partition(proposal, constraint);
-    std::string difference = outcome.ok ? compare_with_golden(chosen, proposal, outcome.placement,
+    const PartitionOutcome outcome = make_partitioner(partitioner_config)->partition(space, proposal, constraint);
+    std::string difference = outcome.ok ? compare_with_golden(chosen, space, proposal, outcome.placement,
                                                               golden, constraint.world_size)
-                                        : "partition failed: " + outcome.message;
+                                        : "partition failed: " + partition_failure_text(outcome.failure, space);
     if (difference.empty()) ++matched;
     else FAIL_CHECK(c.name << " [" << to_string(partitioner_config.type) << "]: " << difference);
   }
@@ -290,7 +300,8 @@ TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitio
     REQUIRE(!singles.empty());
     for (const auto& option : singles) {
       INFO("option " << to_string(option.sharding_type) << "/" << to_string(option.compute_kernel));
-      const PartitionOutcome outcome = partitioner->partition({&option}, constraint);
+      const auto [space, proposal] = proposal_over({option});
+      const PartitionOutcome outcome = partitioner->partition(space, proposal, constraint);
       CHECK_FALSE(outcome.ok);
       CHECK(outcome.error_type == PlannerErrorType::kPartition);
     }
@@ -309,11 +320,10 @@ TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitio
       taken[fqn] = true;
       last.push_back(testing::option_from_golden(o));
     }
-    Proposal proposal;
-    for (const auto& option : last) proposal.push_back(&option);
-    const PartitionOutcome outcome = partitioner->partition(proposal, constraint);
+    const auto [space, proposal] = proposal_over(last);
+    const PartitionOutcome outcome = partitioner->partition(space, proposal, constraint);
     REQUIRE_FALSE(outcome.ok);
-    CHECK(outcome.message == expected);
+    CHECK(partition_failure_text(outcome.failure, space) == expected);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "output/partition_failure_text.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/partitioners/greedy/placement_loads.h"
 #include "planner/partitioners/greedy/torchrec_repr.h"
@@ -54,10 +55,21 @@ Topology make_topology(const std::vector<std::int64_t>& hbm, int local_world_siz
   return topology;
 }
 
-Proposal proposal_of(const std::vector<ShardingOption>& options) {
+// A search space of `options` and the proposal of all of them, in order.
+struct Proposed {
+  SearchSpace space;
   Proposal proposal;
-  for (const auto& option : options) proposal.push_back(&option);
-  return proposal;
+};
+
+Proposed proposed(std::vector<ShardingOption> options) {
+  Proposed p{SearchSpace(std::move(options)), {}};
+  for (std::size_t i = 0; i < p.space.size(); ++i) p.proposal.push_back(static_cast<OptionId>(i));
+  return p;
+}
+
+// torchrec's text of a failed outcome.
+std::string text_of(const PartitionOutcome& outcome, const Proposed& p) {
+  return partition_failure_text(outcome.failure, p.space);
 }
 
 using Ranks = std::vector<std::vector<int>>;
@@ -70,59 +82,59 @@ TEST_CASE("greedy places each shard on the least-loaded rank that fits", "[parti
   //   T2: r1 and r2 at perf 0 -> r1 (free 40, perf 10)
   //   T3: r2 (perf 0) -> r2 (free 50, perf 1)
   //   T4: r0 (perf 1, local 0) has 10 < 20 free: skipped; r2 (perf 1) -> r2
-  const std::vector<ShardingOption> options{
+  const Proposed options = proposed({
       make_option("t4", ShardingType::kTableWise, {{20, 1}}),
       make_option("t2", ShardingType::kTableWise, {{60, 10}}),
       make_option("t1", ShardingType::kTableWise, {{90, 1}}),
       make_option("t3", ShardingType::kTableWise, {{50, 1}}),
-  };
+  });
   const Topology topology = make_topology({100, 100, 100}, 3);
-  const auto outcome = GreedyPerfPartitioner().partition(proposal_of(options), topology);
+  const auto outcome = GreedyPerfPartitioner().partition(options.space, options.proposal, topology);
   REQUIRE(outcome.ok);
   CHECK(outcome.placement.rank_lists() == Ranks{{2}, {1}, {0}, {2}});
-  const auto loads = rank_loads(proposal_of(options), outcome.placement, 3);
+  const auto loads = rank_loads(options.space, options.proposal, outcome.placement, 3);
   CHECK(loads[0].storage.hbm == 90);
   CHECK(loads[2].storage.hbm == 70);
   CHECK(loads[2].num_shards == 2);
   // NoopPerfModel: max per-rank perf = r1's 10.
-  CHECK(noop_perf_rating(proposal_of(options), outcome.placement, 3) == 10.0);
+  CHECK(noop_perf_rating(options.space, options.proposal, outcome.placement, 3) == 10.0);
 }
 
 TEST_CASE("greedy breaks perf ties by local rank, then rank", "[partitioner]") {
   // 2 hosts x 2: key (perf, rank % 2, rank) orders idle devices r0, r2, r1, r3.
   // Equal storage: the stable sort keeps proposal order a, b, c, d.
-  const std::vector<ShardingOption> options{
+  const Proposed options = proposed({
       make_option("a", ShardingType::kTableWise, {{10, 1}}),
       make_option("b", ShardingType::kTableWise, {{10, 1}}),
       make_option("c", ShardingType::kTableWise, {{10, 1}}),
       make_option("d", ShardingType::kTableWise, {{10, 1}}),
-  };
+  });
   const auto outcome =
-      GreedyPerfPartitioner().partition(proposal_of(options), make_topology({50, 50, 50, 50}, 2));
+      GreedyPerfPartitioner().partition(options.space, options.proposal, make_topology({50, 50, 50, 50}, 2));
   REQUIRE(outcome.ok);
   CHECK(outcome.placement.rank_lists() == Ranks{{0}, {2}, {1}, {3}});
 }
 
 TEST_CASE("greedy sort_by perf and balance_modules change the order", "[partitioner]") {
   // 2 ranks. big: 50 bytes, perf 1; hot: 10 bytes, perf 5; warm: 20 bytes, perf 2.
-  const std::vector<ShardingOption> options{
+  const Proposed options = proposed({
       make_option("big", ShardingType::kTableWise, {{50, 1}}, "m1"),
       make_option("hot", ShardingType::kTableWise, {{10, 5}}, "m2"),
       make_option("warm", ShardingType::kTableWise, {{20, 2}}, "m2"),
-  };
+  });
   const Topology topology = make_topology({100, 100}, 2);
   // storage: big -> r0 (p1), warm -> r1 (p2), hot -> r0 (p1 < p2).
-  auto by_storage = GreedyPerfPartitioner(SortBy::kStorage).partition(proposal_of(options), topology);
+  auto by_storage = GreedyPerfPartitioner(SortBy::kStorage).partition(options.space, options.proposal, topology);
   REQUIRE(by_storage.ok);
   CHECK(by_storage.placement.rank_lists() == Ranks{{0}, {0}, {1}});
   // perf: hot -> r0 (p5), warm -> r1 (p2), big -> r1 (p2 < p5).
-  auto by_perf = GreedyPerfPartitioner(SortBy::kPerf).partition(proposal_of(options), topology);
+  auto by_perf = GreedyPerfPartitioner(SortBy::kPerf).partition(options.space, options.proposal, topology);
   REQUIRE(by_perf.ok);
   CHECK(by_perf.placement.rank_lists() == Ranks{{1}, {0}, {1}});
   // balance_modules: m1 (1 table) before m2 (2 tables); by storage within:
   // big -> r0, warm -> r1, hot -> r0: same as storage here; by perf within m2:
   // big -> r0 (p1), hot -> r1 (p5), warm -> r0 (p1 < p5).
-  auto balanced = GreedyPerfPartitioner(SortBy::kPerf, true).partition(proposal_of(options), topology);
+  auto balanced = GreedyPerfPartitioner(SortBy::kPerf, true).partition(options.space, options.proposal, topology);
   REQUIRE(balanced.ok);
   CHECK(balanced.placement.rank_lists() == Ranks{{0}, {1}, {0}});
 }
@@ -130,31 +142,31 @@ TEST_CASE("greedy sort_by perf and balance_modules change the order", "[partitio
 TEST_CASE("uniform options go first, shard i on rank i", "[partitioner]") {
   // rw loads r0 with perf 5 and r1 with perf 1 before tw is placed: tw -> r1,
   // although tw sorts first by storage.
-  const std::vector<ShardingOption> options{
+  const Proposed options = proposed({
       make_option("tw", ShardingType::kTableWise, {{80, 1}}),
       make_option("rw", ShardingType::kRowWise, {{10, 5}, {10, 1}}),
-  };
+  });
   const auto outcome =
-      GreedyPerfPartitioner().partition(proposal_of(options), make_topology({100, 100}, 2));
+      GreedyPerfPartitioner().partition(options.space, options.proposal, make_topology({100, 100}, 2));
   REQUIRE(outcome.ok);
   CHECK(outcome.placement.rank_lists() == Ranks{{1}, {0, 1}});
 
   // A data_parallel shard larger than a rank fails with torchrec's text.
-  const std::vector<ShardingOption> too_big{
-      make_option("dp", ShardingType::kDataParallel, {{50, 1}, {150, 1}})};
+  const Proposed too_big = proposed({
+      make_option("dp", ShardingType::kDataParallel, {{50, 1}, {150, 1}})});
   const auto failed =
-      GreedyPerfPartitioner().partition(proposal_of(too_big), make_topology({100, 100}, 2));
+      GreedyPerfPartitioner().partition(too_big.space, too_big.proposal, make_topology({100, 100}, 2));
   CHECK_FALSE(failed.ok);
   CHECK(failed.error_type == PlannerErrorType::kPartition);
-  CHECK(failed.message ==
+  CHECK(text_of(failed, too_big) ==
         "Shard of size Storage(hbm=150, ddr=0) bytes does not fit on any rank. Device memory "
         "cap: Storage(hbm=100, ddr=0).");
 
-  const std::vector<ShardingOption> wrong_count{
-      make_option("rw3", ShardingType::kRowWise, {{1, 1}, {1, 1}, {1, 1}})};
+  const Proposed wrong_count = proposed({
+      make_option("rw3", ShardingType::kRowWise, {{1, 1}, {1, 1}, {1, 1}})});
   const auto mismatch =
-      GreedyPerfPartitioner().partition(proposal_of(wrong_count), make_topology({100, 100}, 2));
-  CHECK(mismatch.message ==
+      GreedyPerfPartitioner().partition(wrong_count.space, wrong_count.proposal, make_topology({100, 100}, 2));
+  CHECK(text_of(mismatch, wrong_count) ==
         "For a uniform partition, the number of shards (3) must equal the number of devices (2)");
 }
 
@@ -163,15 +175,15 @@ TEST_CASE("host partitioning picks the least-loaded host that fits", "[partition
   // host 0 has perf 10 and host 1 perf 0.
   const ShardingOption tw = make_option("tw", ShardingType::kTableWise, {{100, 10}});
   const ShardingOption twrw = make_option("twrw", ShardingType::kTableRowWise, {{40, 1}, {40, 1}});
-  const Proposal proposal{&tw, &twrw};
+  const Proposed proposal = proposed({tw, twrw});
 
   // Roomy host 1: twrw's shards on its devices 2 and 3, in order.
-  auto roomy = GreedyPerfPartitioner().partition(proposal, make_topology({200, 200, 200, 200}, 2));
+  auto roomy = GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(roomy.ok);
   CHECK(roomy.placement.rank_lists() == Ranks{{0}, {2, 3}});
 
   // Host 1 holds 30 + 30 < 80 bytes: skipped; host 0 takes twrw on r0, r1.
-  auto tight = GreedyPerfPartitioner().partition(proposal, make_topology({200, 200, 30, 30}, 2));
+  auto tight = GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({200, 200, 30, 30}, 2));
   REQUIRE(tight.ok);
   CHECK(tight.placement.rank_lists() == Ranks{{0}, {0, 1}});
 
@@ -179,27 +191,30 @@ TEST_CASE("host partitioning picks the least-loaded host that fits", "[partition
   // (perf tie at 0, local rank), shard 2 -> r2 (perf 1 each, local rank again).
   const ShardingOption twcw =
       make_option("twcw", ShardingType::kTableColumnWise, {{10, 1}, {10, 1}, {10, 1}});
-  auto column = GreedyPerfPartitioner().partition({&tw, &twcw}, make_topology({200, 200, 200, 200}, 2));
+  const Proposed tw_twcw = proposed({tw, twcw});
+  auto column = GreedyPerfPartitioner().partition(tw_twcw.space, tw_twcw.proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(column.ok);
   CHECK(column.placement.rank_lists() == Ranks{{0}, {2, 3, 2}});
 
   // No host can hold it: torchrec's "can't find a host" error.
-  auto none = GreedyPerfPartitioner().partition(proposal, make_topology({100, 30, 30, 30}, 2));
+  auto none = GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({100, 30, 30, 30}, 2));
   CHECK_FALSE(none.ok);
-  CHECK(none.message.rfind("can't find a host for sharding option group ShardingOptionGroup(", 0) == 0);
+  CHECK(text_of(none, proposal).rfind("can't find a host for sharding option group ShardingOptionGroup(", 0) == 0);
 }
 
 TEST_CASE("grid_shard takes whole hosts by perf", "[partitioner]") {
   // tw loads host 0, so the 2-shard grid option (one host's worth) goes to host 1.
   const ShardingOption tw = make_option("tw", ShardingType::kTableWise, {{100, 10}});
   const ShardingOption grid = make_option("grid", ShardingType::kGridShard, {{40, 1}, {40, 1}});
-  auto outcome = GreedyPerfPartitioner().partition({&tw, &grid}, make_topology({200, 200, 200, 200}, 2));
+  const Proposed tw_grid = proposed({tw, grid});
+  auto outcome = GreedyPerfPartitioner().partition(tw_grid.space, tw_grid.proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(outcome.ok);
   CHECK(outcome.placement.rank_lists() == Ranks{{0}, {2, 3}});
 
   const ShardingOption odd = make_option("odd", ShardingType::kGridShard, {{1, 1}, {1, 1}, {1, 1}});
-  auto failed = GreedyPerfPartitioner().partition({&odd}, make_topology({200, 200, 200, 200}, 2));
-  CHECK(failed.message ==
+  const Proposed odd_only = proposed({odd});
+  auto failed = GreedyPerfPartitioner().partition(odd_only.space, odd_only.proposal, make_topology({200, 200, 200, 200}, 2));
+  CHECK(text_of(failed, odd_only) ==
         "Grid Sharding is unable to place shards equally over hosts without overlapping. "
         "num_shards=3 % local_world_size=2 != 0");
 }
@@ -207,9 +222,10 @@ TEST_CASE("grid_shard takes whole hosts by perf", "[partitioner]") {
 TEST_CASE("device partition failure names the shard and the largest free device", "[partitioner]") {
   ShardingOption big = make_option("big", ShardingType::kTableWise, {{300, 0.5}});
   big.shards[0].size = {1000, 64};
-  auto outcome = GreedyPerfPartitioner().partition({&big}, make_topology({100, 200}, 2));
+  const Proposed big_only = proposed({big});
+  auto outcome = GreedyPerfPartitioner().partition(big_only.space, big_only.proposal, make_topology({100, 200}, 2));
   CHECK_FALSE(outcome.ok);
-  CHECK(outcome.message ==
+  CHECK(text_of(outcome, big_only) ==
         "Device partition failed. Couldn't find a rank for shard Shard size: (1000, 64), offset: "
         "(0, 0), storage: Storage(hbm=300, ddr=0), perf: Perf(fwd_compute=0.5, fwd_comms=0.0, "
         "bwd_compute=0.0, bwd_comms=0.0, prefetch_compute=0.0), rank: None of table big, largest "
@@ -224,30 +240,31 @@ TEST_CASE("memory_balanced searches the lowest HBM cap within tolerance", "[part
   //   mid 155M: d skips r0 (55M free), fits r1 -> rating 11 <= 11.22: accept, max 155M
   //   mid 132.5M, 121.25M: same placement, accepted; mid 115.625M: d fits nowhere
   //   -> min 115.625M; then 115.625M + 10M >= 121.25M stops.
-  const std::vector<ShardingOption> options{
+  const Proposed options = proposed({
       make_option("a", ShardingType::kTableWise, {{100 * kMiB, 10}}),
       make_option("b", ShardingType::kTableWise, {{10 * kMiB, 9}}),
       make_option("c", ShardingType::kTableWise, {{10 * kMiB, 1}}),
       make_option("d", ShardingType::kTableWise, {{100 * kMiB, 1}}),
-  };
+  });
   const Topology topology = make_topology({1024 * kMiB, 1024 * kMiB}, 2);
-  const auto greedy = GreedyPerfPartitioner(SortBy::kPerf).partition(proposal_of(options), topology);
+  const auto greedy = GreedyPerfPartitioner(SortBy::kPerf).partition(options.space, options.proposal, topology);
   REQUIRE(greedy.ok);
   CHECK(greedy.placement.rank_lists() == Ranks{{0}, {1}, {1}, {0}});
 
-  const auto balanced = MemoryBalancedPartitioner(10, 0.02).partition(proposal_of(options), topology);
+  const auto balanced = MemoryBalancedPartitioner(10, 0.02).partition(options.space, options.proposal, topology);
   REQUIRE(balanced.ok);
   CHECK(balanced.placement.rank_lists() == Ranks{{0}, {1}, {1}, {1}});
 
   // No search: the greedy-by-perf placement.
-  const auto no_search = MemoryBalancedPartitioner(0, 0.02).partition(proposal_of(options), topology);
+  const auto no_search = MemoryBalancedPartitioner(0, 0.02).partition(options.space, options.proposal, topology);
   CHECK(no_search.placement.rank_lists() == greedy.placement.rank_lists());
 
   // b at perf 9.5 makes the capped plan 11.5 > 11 * 1.02 (r1: 9.5 + 1 + 1):
   // rejected, the default placement stays.
-  std::vector<ShardingOption> slower = options;
-  slower[1].shards[0].perf = Perf{9.5, 0, 0, 0, 0};
-  const auto rejected = MemoryBalancedPartitioner(10, 0.02).partition(proposal_of(slower), topology);
+  std::vector<ShardingOption> slower_options = options.space.enumerated();
+  slower_options[1].shards[0].perf = Perf{9.5, 0, 0, 0, 0};
+  const Proposed slower = proposed(slower_options);
+  const auto rejected = MemoryBalancedPartitioner(10, 0.02).partition(slower.space, slower.proposal, topology);
   CHECK(rejected.placement.rank_lists() == Ranks{{0}, {1}, {1}, {0}});
 }
 
@@ -306,12 +323,12 @@ TEST_CASE("greedy partition speed, 1000 tables x 512 ranks", "[.partitioner-benc
     }
   }
   const Topology topology = make_topology(std::vector<std::int64_t>(kRanks, 1LL << 40), 8);
-  const Proposal proposal = proposal_of(options);
+  const Proposed proposal = proposed(std::move(options));
   const GreedyPerfPartitioner greedy;
   constexpr int kRuns = 20;
   const auto start = std::chrono::steady_clock::now();
   int placed = 0;
-  for (int run = 0; run < kRuns; ++run) placed += greedy.partition(proposal, topology).ok ? 1 : 0;
+  for (int run = 0; run < kRuns; ++run) placed += greedy.partition(proposal.space, proposal.proposal, topology).ok ? 1 : 0;
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
   CHECK(placed == kRuns);
   WARN("greedy partition of 1000 tables on 512 ranks: " << elapsed.count() / kRuns << " ms per call");

@@ -19,9 +19,9 @@ TEST_CASE("GridSearchProposer schedules the product of option counts on proposer
     if (c.name != "proposer-grid-search-ws4") continue;
     nlohmann::json golden = load_golden(c);
     PlanningInput input = load_case(c.case_path);
-    auto space = search_space_from_golden(c, golden, input.model);
+    SearchSpace space(search_space_from_golden(c, golden, input.model));
     std::map<std::string, std::int64_t> per_table;
-    for (const auto& o : space) ++per_table[o.fqn()];
+    for (const auto& o : space.enumerated()) ++per_table[o.fqn()];
     std::int64_t product = 1;
     for (const auto& [fqn, n] : per_table) product *= n;
     CHECK(product == 16 * 16 * 16);  // the case's description: 3 tables x 16 options
@@ -46,13 +46,13 @@ TEST_CASE("distinct proposals of the configured proposers equal torchrec's num_p
     if (golden.contains("error") && golden["error"].value("type", "") != "PlannerError") continue;
     if (golden.at("reserved").is_null()) continue;
     PlanningInput input = load_case(c.case_path);
-    auto space = search_space_from_golden(c, golden, input.model);
+    SearchSpace space(search_space_from_golden(c, golden, input.model));
     ++considered;
-    OptionEstimator estimator = lookup_estimator(space);
+    OptionEstimator estimator = lookup_estimator(space.enumerated());
     auto proposers = make_proposers(input.planner);
-    ProposalKeyer keyer(space);
-    std::unordered_set<ProposalKey, ProposalKeyHash> seen;
     for (auto& proposer : proposers) REQUIRE_FALSE(proposer->load(space, &estimator).has_value());
+    const ProposalKeyer keyer(space);  // after the loads: they add derived options
+    std::unordered_set<ProposalKey, ProposalKeyHash> seen;
     for (auto& proposer : proposers)
       for (auto p = proposer->propose(); p && !p->empty(); p = proposer->propose()) {
         seen.insert(keyer.key(*p));

@@ -33,11 +33,11 @@ ShardingOption option(const std::string& name, ShardingType type, ComputeKernel 
   return o;
 }
 
-std::vector<std::string> drain(Proposer& p, std::size_t limit = 100) {
+std::vector<std::string> drain(Proposer& p, const SearchSpace& space, std::size_t limit = 100) {
   std::vector<std::string> out;
   while (auto proposal = p.propose()) {
     std::string s;
-    for (const auto* o : *proposal) s += o->name + ":" + std::string(to_string(o->sharding_type)) + " ";
+    for (OptionId id : *proposal) s += space[id].name + ":" + std::string(to_string(space[id].sharding_type)) + " ";
     out.push_back(s);
     p.feedback({true, &*proposal, 1.0, nullptr});
     if (out.size() > limit) break;
@@ -52,22 +52,24 @@ constexpr auto kFused = ComputeKernel::kFused;
 
 TEST_CASE("grid search: product in itertools order, options sorted by max shard perf", "[planner][proposer]") {
   // a: RW max perf 1 sorts before TW perf 2; b: TW only.
-  std::vector<ShardingOption> space{option("a", TW, kFused, {2}, 10), option("b", TW, kFused, {1}, 10),
-                                    option("a", RW, kFused, {1, 1}, 10), option("b", RW, kFused, {3, 0}, 10)};
+  std::vector<ShardingOption> options{option("a", TW, kFused, {2}, 10), option("b", TW, kFused, {1}, 10),
+                                       option("a", RW, kFused, {1, 1}, 10), option("b", RW, kFused, {3, 0}, 10)};
   GridSearchProposer grid;
+  SearchSpace space(std::move(options));
   grid.load(space, nullptr);
-  CHECK(drain(grid) == std::vector<std::string>{"a:row_wise b:table_wise ", "a:row_wise b:row_wise ",
+  CHECK(drain(grid, space) == std::vector<std::string>{"a:row_wise b:table_wise ", "a:row_wise b:row_wise ",
                                                 "a:table_wise b:table_wise ", "a:table_wise b:row_wise "});
 }
 
 TEST_CASE("grid search proposes nothing past max_proposals", "[planner][proposer]") {
-  std::vector<ShardingOption> space;
+  std::vector<ShardingOption> options;
   for (int t = 0; t < 3; ++t)
-    for (int k = 0; k < 10; ++k) space.push_back(option(fmt::format("t{}", t), TW, kFused, {double(k)}, 1));
+    for (int k = 0; k < 10; ++k) options.push_back(option(fmt::format("t{}", t), TW, kFused, {double(k)}, 1));
   GridSearchProposer at_cap(1000);
+  SearchSpace space(std::move(options));
   at_cap.load(space, nullptr);
   CHECK(at_cap.num_scheduled() == 1000);
-  CHECK(drain(at_cap, 2000).size() == 1000);
+  CHECK(drain(at_cap, space, 2000).size() == 1000);
   GridSearchProposer past_cap(999);
   past_cap.load(space, nullptr);
   CHECK_FALSE(past_cap.propose().has_value());
@@ -77,28 +79,31 @@ TEST_CASE("greedy advances the table with the largest (max hbm, sum hbm, max ddr
   // a: TW(perf 1, hbm 100) then RW(perf 2, 2 shards x 60 -> max 60); b: TW(perf 1, hbm 100), RW(perf 5, 2 x 10).
   // Start (a:TW, b:TW): both keys (100,100,0,0): tie -> first table a advances.
   // Then a is at its last option; b advances. Then nothing left.
-  std::vector<ShardingOption> space{option("a", TW, kFused, {1}, 100), option("a", RW, kFused, {2, 2}, 60),
-                                    option("b", TW, kFused, {1}, 100), option("b", RW, kFused, {5, 5}, 10)};
+  std::vector<ShardingOption> options{option("a", TW, kFused, {1}, 100), option("a", RW, kFused, {2, 2}, 60),
+                                       option("b", TW, kFused, {1}, 100), option("b", RW, kFused, {5, 5}, 10)};
   GreedyProposer greedy(true);
+  SearchSpace space(std::move(options));
   greedy.load(space, nullptr);
-  CHECK(drain(greedy) == std::vector<std::string>{"a:table_wise b:table_wise ", "a:row_wise b:table_wise ",
+  CHECK(drain(greedy, space) == std::vector<std::string>{"a:table_wise b:table_wise ", "a:row_wise b:table_wise ",
                                                   "a:row_wise b:row_wise "});
 }
 
 TEST_CASE("greedy_sum sorts by summed shard perf", "[planner][proposer]") {
   // RW: max 2, sum 4; TW: 3. use_depth picks RW first, use_depth=false picks TW first.
-  std::vector<ShardingOption> space{option("a", TW, kFused, {3}, 1), option("a", RW, kFused, {2, 2}, 1)};
+  std::vector<ShardingOption> options{option("a", TW, kFused, {3}, 1), option("a", RW, kFused, {2, 2}, 1)};
   GreedyProposer depth(true), sum(false);
+  SearchSpace space(std::move(options));
   depth.load(space, nullptr);
   sum.load(space, nullptr);
-  CHECK(drain(depth).front() == "a:row_wise ");
-  CHECK(drain(sum).front() == "a:table_wise ");
+  CHECK(drain(depth, space).front() == "a:row_wise ");
+  CHECK(drain(sum, space).front() == "a:table_wise ");
 }
 
 TEST_CASE("greedy with a threshold stops after consecutive inferior ratings", "[planner][proposer]") {
-  std::vector<ShardingOption> space;
-  for (int k = 0; k < 10; ++k) space.push_back(option("a", TW, kFused, {double(k)}, 100 - k));
+  std::vector<ShardingOption> options;
+  for (int k = 0; k < 10; ++k) options.push_back(option("a", TW, kFused, {double(k)}, 100 - k));
   GreedyProposer greedy(true, 2);
+  SearchSpace space(std::move(options));
   greedy.load(space, nullptr);
   // ratings 5, 6, 7, 8: best 5, then 3 inferior ones > threshold 2 -> stop after the 4th.
   int proposals = 0;
@@ -111,59 +116,70 @@ TEST_CASE("greedy with a threshold stops after consecutive inferior ratings", "[
 }
 
 TEST_CASE("uniform: one proposal per sharding type offered for every table", "[planner][proposer]") {
-  std::vector<ShardingOption> space{option("a", TW, kFused, {2}, 1), option("a", DP, ComputeKernel::kDense, {1}, 1),
-                                    option("b", TW, kFused, {1}, 1), option("b", RW, kFused, {1, 1}, 1),
-                                    option("a", RW, kFused, {4, 4}, 1)};
+  std::vector<ShardingOption> options{option("a", TW, kFused, {2}, 1), option("a", DP, ComputeKernel::kDense, {1}, 1),
+                                       option("b", TW, kFused, {1}, 1), option("b", RW, kFused, {1, 1}, 1),
+                                       option("a", RW, kFused, {4, 4}, 1)};
   UniformProposer uniform;
+  SearchSpace space(std::move(options));
   uniform.load(space, nullptr);
   // DP lacks b: skipped. Types in order of first appearance (TW, then RW); within
   // a type, tables in order of first appearance of that type (RW: b before a).
-  CHECK(drain(uniform) == std::vector<std::string>{"a:table_wise b:table_wise ", "b:row_wise a:row_wise "});
+  CHECK(drain(uniform, space) == std::vector<std::string>{"a:table_wise b:table_wise ", "b:row_wise a:row_wise "});
 }
 
 TEST_CASE("offload scaleup: first fused_uvm_caching option by perf, one proposal", "[planner][proposer]") {
-  std::vector<ShardingOption> space{option("a", TW, kFused, {1}, 100),
-                                    option("a", TW, ComputeKernel::kFusedUvmCaching, {3}, 20),
-                                    option("a", RW, ComputeKernel::kFusedUvmCaching, {2, 2}, 20)};
-  for (auto& o : space) o.cache_params = CacheParams{0.2, {}, {}, {}, {}};
+  std::vector<ShardingOption> options{option("a", TW, kFused, {1}, 100),
+                                       option("a", TW, ComputeKernel::kFusedUvmCaching, {3}, 20),
+                                       option("a", RW, ComputeKernel::kFusedUvmCaching, {2, 2}, 20)};
+  for (auto& o : options) o.cache_params = CacheParams{0.2, {}, {}, {}, {}};
   EmbeddingOffloadScaleupProposer offload;
   OptionEstimator estimator = [](ShardingOption&) {};
+  SearchSpace space(std::move(options));
   REQUIRE_FALSE(offload.load(space, &estimator).has_value());
-  CHECK(drain(offload) == std::vector<std::string>{"a:row_wise "});
+  CHECK(drain(offload, space) == std::vector<std::string>{"a:row_wise "});
 }
 
 TEST_CASE("offload scaleup refuses a caching option without cache_params", "[planner][proposer]") {
-  std::vector<ShardingOption> space{option("a", TW, ComputeKernel::kFusedUvmCaching, {1}, 100)};
+  std::vector<ShardingOption> options{option("a", TW, ComputeKernel::kFusedUvmCaching, {1}, 100)};
   EmbeddingOffloadScaleupProposer offload;
   OptionEstimator estimator = [](ShardingOption&) {};
+  SearchSpace space(std::move(options));
   CHECK(offload.load(space, &estimator).has_value());
 }
 
 TEST_CASE("offload scaleup promotes a table whose all-HBM form is smaller", "[planner][proposer]") {
-  std::vector<ShardingOption> space{option("a", TW, ComputeKernel::kFusedUvmCaching, {1}, 100)};
-  space[0].cache_params = CacheParams{0.9, {}, {}, {}, {}};
+  std::vector<ShardingOption> options{option("a", TW, ComputeKernel::kFusedUvmCaching, {1}, 100)};
+  options[0].cache_params = CacheParams{0.9, {}, {}, {}, {}};
   // The estimator gives the fused form 50 bytes, less than the cached form's 100.
   OptionEstimator estimator = [](ShardingOption& o) {
     if (o.compute_kernel == ComputeKernel::kFused) o.shards[0].storage = Storage{50, 0};
   };
   EmbeddingOffloadScaleupProposer offload;
+  SearchSpace space(std::move(options));
   offload.load(space, &estimator);
   auto p = offload.propose();
   REQUIRE(p);
-  CHECK((*p)[0]->compute_kernel == ComputeKernel::kFused);
-  CHECK_FALSE((*p)[0]->cache_params->load_factor.has_value());
+  // The promoted option joins the space with a new id; the enumerated one is unchanged.
+  CHECK((*p)[0] == 1);
+  CHECK(space[(*p)[0]].compute_kernel == ComputeKernel::kFused);
+  CHECK_FALSE(space[(*p)[0]].cache_params->load_factor.has_value());
+  CHECK(space[0].compute_kernel == ComputeKernel::kFusedUvmCaching);
 }
 
-TEST_CASE("proposal keys ignore order and match copies by content", "[planner][proposer]") {
-  std::vector<ShardingOption> space{option("a", TW, kFused, {1}, 1), option("b", TW, kFused, {1}, 1),
-                                    option("b", RW, kFused, {1, 1}, 1)};
-  ProposalKeyer keyer(space);
+TEST_CASE("proposal keys ignore order; a derived copy with the same content is the same option", "[planner][proposer]") {
+  SearchSpace space(std::vector<ShardingOption>{option("a", TW, kFused, {1}, 1), option("b", TW, kFused, {1}, 1),
+                                                option("b", RW, kFused, {1, 1}, 1)});
   ShardingOption copy_of_a = space[0];
-  CHECK(keyer.key({&space[0], &space[1]}) == keyer.key({&space[1], &space[0]}));
-  CHECK(keyer.key({&space[0], &space[1]}) == keyer.key({&copy_of_a, &space[1]}));
-  CHECK_FALSE(keyer.key({&space[0], &space[1]}) == keyer.key({&space[0], &space[2]}));
+  const OptionId same_as_a = space.add(copy_of_a);
   copy_of_a.compute_kernel = ComputeKernel::kFusedUvm;
-  CHECK_FALSE(keyer.key({&space[0], &space[1]}) == keyer.key({&copy_of_a, &space[1]}));
+  const OptionId changed_a = space.add(copy_of_a);
+  const ProposalKeyer keyer(space);
+  CHECK(same_as_a == 0);
+  CHECK(changed_a == 3);
+  CHECK(keyer.key({0, 1}) == keyer.key({1, 0}));
+  CHECK(keyer.key({0, 1}) == keyer.key({same_as_a, 1}));
+  CHECK_FALSE(keyer.key({0, 1}) == keyer.key({0, 2}));
+  CHECK_FALSE(keyer.key({0, 1}) == keyer.key({changed_a, 1}));
 }
 
 }  // namespace

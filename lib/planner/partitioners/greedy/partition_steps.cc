@@ -4,37 +4,35 @@
 #include <map>
 #include <numeric>
 
-#include <fmt/format.h>
-
-#include "planner/partitioners/greedy/torchrec_repr.h"
 
 namespace shardplan {
 namespace {
 
-// torchrec's ShardingOptionGroup repr. Python prints the option as an object
-// address, which cannot be reproduced; the table's fqn stands in for it.
-std::string group_repr(const ShardingOption& option, int param_count) {
-  return fmt::format(
-      "ShardingOptionGroup(sharding_options=[<torchrec.distributed.planner.types."
-      "ShardingOption object for {}>], storage_sum={}, perf_sum={}, param_count={})",
-      option.fqn(), storage_repr(option.total_storage()),
-      python_repr(option.total_perf()), -param_count);
+PartitionFailure failure_of(PartitionFailureKind kind, OptionId option = 0) {
+  PartitionFailure f;
+  f.kind = kind;
+  f.option = option;
+  return f;
 }
 
 }  // namespace
 
-std::string uniform_misfit(const Storage& shard, const Storage& free) {
-  return fmt::format("Shard of size {} bytes does not fit on any rank. Device memory cap: {}.",
-                     storage_repr(shard), storage_repr(free));
+PartitionFailure uniform_misfit(const Storage& shard, const Storage& free) {
+  PartitionFailure f;
+  f.kind = PartitionFailureKind::kUniformMisfit;
+  f.needed = shard;
+  f.free = free;
+  return f;
 }
 
 StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices,
                             std::span<const int> slots, std::span<int> ranks) {
   if (shards.size() != slots.size()) {
-    return fmt::format(
-        "For a uniform partition, the number of shards ({}) must equal the number of "
-        "devices ({})",
-        shards.size(), slots.size());
+    PartitionFailure f;
+    f.kind = PartitionFailureKind::kUniformShardCount;
+    f.count = static_cast<std::int64_t>(shards.size());
+    f.devices = static_cast<std::int64_t>(slots.size());
+    return f;
   }
   for (std::size_t i = 0; i < slots.size(); ++i) {
     const Shard& shard = shards[i];
@@ -46,9 +44,9 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
   return std::nullopt;
 }
 
-StepError device_partition(const ShardingOption& option, const OptionBrief& brief, std::span<DeviceLoad> devices,
+StepError device_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::vector<int>& skipped, std::span<int> ranks,
-                           FailureDetail detail, HostOrder* hosts_to_touch) {
+                           HostOrder* hosts_to_touch) {
   const std::span<const Shard> shards = brief.shard_span();
   for (std::size_t j = 0; j < shards.size(); ++j) {
     const Shard& shard = shards[j];
@@ -71,26 +69,20 @@ StepError device_partition(const ShardingOption& option, const OptionBrief& brie
     }
     if (!placed) {
       for (int position : skipped) heap.push(position);  // leave the heap whole
-      if (detail == FailureDetail::kVerdictOnly) return std::string();
-      Storage largest;
-      if (!skipped.empty()) largest = devices[static_cast<std::size_t>(skipped.front())].free;
-      for (int position : skipped)
-        largest = std::max(largest, devices[static_cast<std::size_t>(position)].free);
-      return fmt::format(
-          "Device partition failed. Couldn't find a rank for shard {} of table {}, largest "
-          "device storage: {}",
-          shard_str(shard), option.name, storage_repr(largest));
+      PartitionFailure f = failure_of(PartitionFailureKind::kDeviceMisfit, id);
+      f.shard = static_cast<int>(j);
+      if (!skipped.empty()) f.free = devices[static_cast<std::size_t>(skipped.front())].free;
+      for (int position : skipped) f.free = std::max(f.free, devices[static_cast<std::size_t>(position)].free);
+      return f;
     }
     for (int position : skipped) heap.push(position);
   }
   return std::nullopt;
 }
 
-StepError cohost_partition(const ShardingOption& option, const OptionBrief& brief,
-                           std::span<DeviceLoad> devices,
+StepError cohost_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
                            const Hosts& hosts, HostOrder& order, int param_count,
-                           std::span<int> ranks, FailureDetail detail, HostStepScratch& scratch,
-                           int& placed_host) {
+                           std::span<int> ranks, HostStepScratch& scratch, int& placed_host) {
   for (int host : order.sorted(devices)) {
     std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
     Storage host_storage;
@@ -106,10 +98,10 @@ StepError cohost_partition(const ShardingOption& option, const OptionBrief& brie
     } else if (brief.sharding_type == ShardingType::kTableColumnWise) {
       // torchrec keys this heap with local_world_size = the host's device count.
       scratch.heap.reset(scratch.trial, static_cast<int>(scratch.trial.size()));
-      error = device_partition(option, brief, scratch.trial, scratch.heap, scratch.skipped, scratch.trial_ranks,
-                               FailureDetail::kVerdictOnly, nullptr);
+      error = device_partition(id, brief, scratch.trial, scratch.heap, scratch.skipped, scratch.trial_ranks,
+                               nullptr);
     } else {
-      error = fmt::format("unexpected cohost sharding type: {}", to_string(brief.sharding_type));
+      error = failure_of(PartitionFailureKind::kUnexpectedShardingType, id);
     }
     if (error) continue;  // torchrec catches the PlannerError and tries the next host
     std::copy(scratch.trial.begin(), scratch.trial.end(), host_devices.begin());
@@ -117,22 +109,22 @@ StepError cohost_partition(const ShardingOption& option, const OptionBrief& brie
     placed_host = host;
     return std::nullopt;
   }
-  if (detail == FailureDetail::kVerdictOnly) return std::string();
-  return "can't find a host for sharding option group " + group_repr(option, param_count);
+  PartitionFailure f = failure_of(PartitionFailureKind::kNoHost, id);
+  f.param_count = param_count;
+  return f;
 }
 
-StepError multi_host_partition(const ShardingOption& option, std::span<DeviceLoad> devices,
+StepError multi_host_partition(OptionId id, const ShardingOption& option, std::span<DeviceLoad> devices,
                                const Hosts& hosts, HostOrder& order, int param_count,
-                               std::span<int> ranks, FailureDetail detail,
-                               std::vector<int>& placed_hosts) {
-  if (hosts.count == 0) return std::string("host level devices is None");
+                               std::span<int> ranks, std::vector<int>& placed_hosts) {
+  if (hosts.count == 0) return failure_of(PartitionFailureKind::kNoHostLevel);
   const int num_shards = option.num_shards();
   const int hosts_needed = num_shards / hosts.size;
   if (num_shards % hosts.size != 0) {
-    return fmt::format(
-        "Grid Sharding is unable to place shards equally over hosts without overlapping. "
-        "num_shards={} % local_world_size={} != 0",
-        num_shards, hosts.size);
+    PartitionFailure f = failure_of(PartitionFailureKind::kGridUneven);
+    f.count = num_shards;
+    f.devices = hosts.size;
+    return f;
   }
   const std::vector<int> sorted = order.sorted(devices);
   int host_index = 0;
@@ -162,7 +154,8 @@ StepError multi_host_partition(const ShardingOption& option, std::span<DeviceLoa
     if (option.sharding_type == ShardingType::kGridShard) {
       error = uniform_partition(option.shards, trial, slots, trial_ranks);
     } else {
-      error = fmt::format("unexpected multi_host sharding type: {}", to_string(option.sharding_type));
+      error = failure_of(PartitionFailureKind::kUnexpectedShardingType, id);
+      error->multi_host = true;
     }
     if (!error) {
       placed_hosts.clear();
@@ -176,8 +169,9 @@ StepError multi_host_partition(const ShardingOption& option, std::span<DeviceLoa
     }
     if (host_index + hosts_needed > hosts.count || all_hosts_used) break;
   }
-  if (detail == FailureDetail::kVerdictOnly) return std::string();
-  return "can't find hosts for sharding option group " + group_repr(option, param_count);
+  PartitionFailure f = failure_of(PartitionFailureKind::kNoHosts, id);
+  f.param_count = param_count;
+  return f;
 }
 
 }  // namespace shardplan

@@ -4,11 +4,11 @@
 
 namespace shardplan {
 
-std::vector<RankLoad> rank_loads(const Proposal& proposal, const Placement& placement,
+std::vector<RankLoad> rank_loads(const SearchSpace& space, const Proposal& proposal, const Placement& placement,
                                  int world_size) {
   std::vector<RankLoad> loads(static_cast<std::size_t>(std::max(world_size, 0)));
   for (std::size_t i = 0; i < proposal.size() && i < placement.size(); ++i) {
-    const auto& shards = proposal[i]->shards;
+    const auto& shards = space[proposal[i]].shards;
     for (std::size_t j = 0; j < shards.size() && j < placement.num_shards(i); ++j) {
       const int rank = placement.rank(i, j);
       if (rank < 0 || rank >= world_size) continue;
@@ -21,12 +21,12 @@ std::vector<RankLoad> rank_loads(const Proposal& proposal, const Placement& plac
   return loads;
 }
 
-double noop_perf_rating(const Proposal& proposal, const Placement& placement, int world_size) {
+double noop_perf_rating(const SearchSpace& space, const Proposal& proposal, const Placement& placement, int world_size) {
   // Sums shard totals (not component sums) per rank, as NoopPerfModel does; the
   // two differ in the last bits.
   std::vector<double> perfs(static_cast<std::size_t>(std::max(world_size, 0)), 0.0);
   for (std::size_t i = 0; i < proposal.size() && i < placement.size(); ++i) {
-    const auto& shards = proposal[i]->shards;
+    const auto& shards = space[proposal[i]].shards;
     for (std::size_t j = 0; j < shards.size() && j < placement.num_shards(i); ++j) {
       const int rank = placement.rank(i, j);
       if (rank < 0 || rank >= world_size) continue;

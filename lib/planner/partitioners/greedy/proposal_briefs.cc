@@ -21,21 +21,18 @@ std::uint64_t sort_key(const OptionBrief& b, GreedySortBy sort_by, std::size_t i
 
 }  // namespace
 
-void ProposalBriefs::read(const Proposal& proposal, const OptionSummaries& summaries, GreedySortBy sort_by,
+void ProposalBriefs::read(const SearchSpace& space, const Proposal& proposal, GreedySortBy sort_by,
                           bool balance_modules) {
+  space_ = &space;
   proposal_ = &proposal;
-  summaries_ = &summaries;
   sort_by_ = sort_by;
   balance_modules_ = balance_modules;
   counted_ = false;
-  foreign_summaries_.clear();
-  foreign_briefs_.clear();
   brief_.resize(proposal.size());
   summary_.resize(proposal.size());
   uniform_.uniform.clear();
   order_.clear();
   all_paths_known_ = true;
-  total_storage_ = Storage{};
   // The sort keys and the "every option ranked" test ride along in this pass;
   // they are only used if the proposal gets as far as placement_order().
   ranked_ = !balance_modules;
@@ -43,18 +40,9 @@ void ProposalBriefs::read(const Proposal& proposal, const OptionSummaries& summa
   const bool same_size = key_of_.size() == proposal.size();
   changed_ = same_size ? 0 : proposal.size();
   for (std::size_t i = 0; i < proposal.size(); ++i) {
-    const std::ptrdiff_t index = summaries.index_of(proposal[i]);
-    if (index >= 0) {
-      brief_[i] = &summaries.brief(index);
-      summary_[i] = &summaries.summary(index);
-    } else {
-      foreign_summaries_.push_back(std::make_unique<OptionSummary>(summaries.summarise(*proposal[i])));
-      summary_[i] = foreign_summaries_.back().get();
-      foreign_briefs_.push_back(std::make_unique<OptionBrief>(OptionSummaries::brief_of(*proposal[i], *summary_[i])));
-      brief_[i] = foreign_briefs_.back().get();
-    }
+    brief_[i] = &space.brief(proposal[i]);
+    summary_[i] = &space.summary(proposal[i]);
     all_paths_known_ = all_paths_known_ && brief_[i]->path_id >= 0;
-    total_storage_ += brief_[i]->total_storage;
     if (brief_[i]->partition_by == PartitionBy::kUniform) {
       uniform_.uniform.push_back(i);
     } else {
@@ -73,15 +61,15 @@ int ProposalBriefs::options_on_path(std::size_t i) {
   if (!counted_) {
     counted_ = true;
     if (all_paths_known_) {
-      per_path_.assign(static_cast<std::size_t>(summaries_->path_count()), 0);
+      per_path_.assign(static_cast<std::size_t>(space_->path_count()), 0);
       for (const OptionBrief* b : brief_) ++per_path_[static_cast<std::size_t>(b->path_id)];
     } else {
-      options_per_foreign_path_.clear();
-      for (const ShardingOption* option : *proposal_) ++options_per_foreign_path_[option->path];
+      options_per_path_name_.clear();
+      for (OptionId id : *proposal_) ++options_per_path_name_[(*space_)[id].path];
     }
   }
   return all_paths_known_ ? per_path_[static_cast<std::size_t>(brief_[i]->path_id)]
-                          : options_per_foreign_path_[(*proposal_)[i]->path];
+                          : options_per_path_name_[(*space_)[(*proposal_)[i]].path];
 }
 
 const std::vector<int>& ProposalBriefs::placement_order() {

@@ -1,7 +1,6 @@
 // What greedy partitioning reads about one proposal, gathered in one pass over its
-// options: each option's packed brief and summary (from the prepared search space,
-// or computed for an option a proposer made), the uniform options, the proposal's
-// total storage, and the placement order of the other options (torchrec's sort).
+// options: each option's packed brief and summary (columns of the search space),
+// the uniform options, and the placement order of the other options (torchrec's sort).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +10,8 @@
 #include <vector>
 
 #include "config/planner_names.h"
-#include "planner/partitioners/greedy/option_summary.h"
+#include "planner/option_summary.h"
+#include "planner/search_space.h"
 #include "planner/partitioners/greedy/uniform_fast_step.h"
 #include "planner/types.h"
 
@@ -22,14 +22,12 @@ namespace shardplan {
 // patched rather than sorted afresh (same order either way: the keys are unique).
 class ProposalBriefs {
  public:
-  // Reads `proposal` (options must outlive the next read()).
-  void read(const Proposal& proposal, const OptionSummaries& summaries, GreedySortBy sort_by, bool balance_modules);
+  // Reads `proposal` (ids into `space`, which must outlive the next read()).
+  void read(const SearchSpace& space, const Proposal& proposal, GreedySortBy sort_by, bool balance_modules);
 
   const std::vector<const OptionBrief*>& briefs() const { return brief_; }
   const std::vector<const OptionSummary*>& summaries() const { return summary_; }
   const OptionBrief& brief(std::size_t i) const { return *brief_[i]; }
-  // Total storage of the proposal.
-  Storage total_storage() const { return total_storage_; }
   // The uniform options (proposal indices, in proposal order) and the scratch the
   // uniform step works in.
   UniformScratch& uniform() { return uniform_; }
@@ -47,22 +45,19 @@ class ProposalBriefs {
  private:
   void sort_by_unique_keys();
 
+  const SearchSpace* space_ = nullptr;
   const Proposal* proposal_ = nullptr;
-  const OptionSummaries* summaries_ = nullptr;
   GreedySortBy sort_by_ = GreedySortBy::kStorage;
   bool balance_modules_ = false;
   std::vector<const OptionBrief*> brief_;
   std::vector<const OptionSummary*> summary_;
-  std::vector<std::unique_ptr<OptionSummary>> foreign_summaries_;  // options a proposer made (rare)
-  std::vector<std::unique_ptr<OptionBrief>> foreign_briefs_;
-  Storage total_storage_;
   UniformScratch uniform_;
-  bool all_paths_known_ = true;
+  bool all_paths_known_ = true;  // every option's path is one of the enumerated options'
   bool ranked_ = false;  // every non-uniform option has a rank in the search space
   std::size_t changed_ = 0;  // sort keys that differ from the last ranked proposal's
   bool counted_ = false;
   std::vector<int> per_path_;
-  std::map<std::string, int> options_per_foreign_path_;
+  std::map<std::string, int> options_per_path_name_;  // when not all_paths_known_
   std::vector<int> order_;
   std::vector<std::uint64_t> keys_;        // sorted sort keys of the last ranked proposal
   std::vector<std::uint64_t> key_of_;      // its key per proposal index (kUniformKey: none)

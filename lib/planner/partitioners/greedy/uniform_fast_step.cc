@@ -46,18 +46,19 @@ std::size_t first_misfit(const std::vector<Storage>& need, const std::vector<Dev
   return devices.size();
 }
 
-// torchrec's message for the first uniform shard that does not fit.
-std::string explain_misfit(const Proposal& proposal, const std::vector<const OptionSummary*>& summary,
-                           const std::vector<DeviceLoad>& devices, UniformScratch& scratch) {
+// The first uniform shard that does not fit, in torchrec's order.
+PartitionFailure locate_misfit(const std::vector<const OptionBrief*>& brief,
+                               const std::vector<const OptionSummary*>& summary,
+                               const std::vector<DeviceLoad>& devices, UniformScratch& scratch) {
   const std::vector<std::size_t>& uniform = scratch.uniform;
   const std::size_t world = devices.size();
   if (world <= kLinearMisfitSearchMaxWorld) {
     // Few devices: replay the options in order, one running total per device.
     scratch.placed.assign(world, Storage{});
     for (std::size_t i : uniform) {
-      const ShardingOption& option = *proposal[i];
+      const std::span<const Shard> shards = brief[i]->shard_span();
       for (std::size_t k = 0; k < world; ++k) {
-        const Storage shard = storage_of(option.shards[k]);
+        const Storage shard = storage_of(shards[k]);
         if (!(scratch.placed[k] + shard).fits_in(devices[k].free))
           return uniform_misfit(shard, devices[k].free - scratch.placed[k]);
         scratch.placed[k] += shard;
@@ -74,15 +75,14 @@ std::string explain_misfit(const Proposal& proposal, const std::vector<const Opt
   need_after(summary, uniform, hi, world, scratch.need);
   const std::size_t k = first_misfit(scratch.need, devices);
   need_after(summary, uniform, hi - 1, world, scratch.before);
-  const ShardingOption& option = *proposal[uniform[hi - 1]];
-  return uniform_misfit(storage_of(option.shards[k]), devices[k].free - scratch.before[k]);
+  return uniform_misfit(storage_of(brief[uniform[hi - 1]]->shard_span()[k]), devices[k].free - scratch.before[k]);
 }
 
 }  // namespace
 
-FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionBrief*>& brief,
+FastUniform uniform_partition_fast(const std::vector<const OptionBrief*>& brief,
                                    const std::vector<const OptionSummary*>& summary,
-                                   std::vector<DeviceLoad>& devices, FailureDetail detail, std::string& error,
+                                   std::vector<DeviceLoad>& devices, PartitionFailure& failure,
                                    UniformScratch& scratch) {
   const std::size_t world = devices.size();
   if (world == 0) return FastUniform::kNotApplicable;
@@ -97,7 +97,7 @@ FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<c
 
   need_after(summary, scratch.uniform, scratch.uniform.size(), world, scratch.need);
   if (first_misfit(scratch.need, devices) < world) {
-    if (detail == FailureDetail::kMessage) error = explain_misfit(proposal, summary, devices, scratch);
+    failure = locate_misfit(brief, summary, devices, scratch);
     return FastUniform::kFailed;
   }
 

@@ -6,7 +6,8 @@
 #include <vector>
 
 #include "planner/partitioners/greedy/device_load.h"
-#include "planner/partitioners/greedy/option_summary.h"
+#include "planner/option_summary.h"
+#include "planner/search_space.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -23,12 +24,12 @@ struct UniformScratch {
 
 // Places the uniform options of `proposal` (listed in scratch.uniform) on
 // `devices` exactly as torchrec's _uniform_partition loop would, or reports the
-// first shard (in torchrec's order) that does not fit in `error` (left empty under
-// kVerdictOnly). kNotApplicable (nothing changed) when the shortcut's conditions
-// do not hold; the caller then places the options one by one.
-FastUniform uniform_partition_fast(const Proposal& proposal, const std::vector<const OptionBrief*>& brief,
+// first shard (in torchrec's order) that does not fit in `failure`. kNotApplicable
+// (nothing changed) when the shortcut's conditions do not hold; the caller then
+// places the options one by one.
+FastUniform uniform_partition_fast(const std::vector<const OptionBrief*>& brief,
                                    const std::vector<const OptionSummary*>& summary,
-                                   std::vector<DeviceLoad>& devices, FailureDetail detail, std::string& error,
+                                   std::vector<DeviceLoad>& devices, PartitionFailure& failure,
                                    UniformScratch& scratch);
 
 }  // namespace shardplan

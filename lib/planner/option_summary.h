@@ -1,14 +1,10 @@
-// Per-option figures the greedy partitioner reads on every proposal, computed once
-// per search space so that partitioning a proposal does not walk every shard of
-// every uniform option again.
+// Per-option figures the partitioners and the perf model read on every proposal,
+// computed once per option by the SearchSpace (search_space.h) so that
+// partitioning a proposal does not walk every shard of every option again.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
-#include <unordered_map>
-#include <vector>
 
 #include "planner/types.h"
 
@@ -33,9 +29,9 @@ struct OptionSummary {
     Storage storage;
   };
   std::vector<StorageRun> storage_runs;
-  // Dense ranks of total_storage / total_perf over the search space, 0 = largest,
-  // equal totals share a rank (-1 outside the space): integer sort keys that order
-  // options exactly as comparing the totals does.
+  // Dense ranks of total_storage / total_perf over the enumerated options, 0 =
+  // largest, equal totals share a rank (-1 for a derived option): integer sort
+  // keys that order options exactly as comparing the totals does.
   int storage_rank = -1;
   int perf_rank = -1;
 };
@@ -57,30 +53,14 @@ struct OptionBrief {
   std::span<const Shard> shard_span() const { return {shards, static_cast<std::size_t>(num_shards)}; }
 };
 
-// Summaries of one search space, looked up by option address; options outside
-// it (copies a proposer made) are summarised on demand.
-class OptionSummaries {
- public:
-  void prepare(const std::vector<ShardingOption>& search_space);
-  // The index of `option` in the prepared search space, or -1 (no dereference).
-  std::ptrdiff_t index_of(const ShardingOption* option) const {
-    return option >= begin_ && option < begin_ + size_ ? option - begin_ : -1;
-  }
-  const OptionSummary& summary(std::ptrdiff_t index) const { return summaries_[static_cast<std::size_t>(index)]; }
-  const OptionBrief& brief(std::ptrdiff_t index) const { return briefs_[static_cast<std::size_t>(index)]; }
-  // The precomputed summary of `option`, or nullptr for an option outside the space.
-  const OptionSummary* find(const ShardingOption& option) const;
-  // Computes the summary of any option (path_id -1 for an unknown path).
-  OptionSummary summarise(const ShardingOption& option) const;
-  static OptionBrief brief_of(const ShardingOption& option, const OptionSummary& summary);
-  int path_count() const { return static_cast<int>(path_ids_.size()); }
+// The summary of `option` (ranks left at -1) whose module path has id `path_id`.
+OptionSummary summarise(const ShardingOption& option, int path_id);
 
- private:
-  const ShardingOption* begin_ = nullptr;
-  std::size_t size_ = 0;
-  std::vector<OptionSummary> summaries_;
-  std::vector<OptionBrief> briefs_;
-  std::unordered_map<std::string, int> path_ids_;  // lookup only, never iterated
-};
+// The packed brief of `option` with summary `summary`.
+OptionBrief brief_of(const ShardingOption& option, const OptionSummary& summary);
+
+// Sets storage_rank and perf_rank of every summary (perf ranks stay -1 when a
+// total is NaN: then no order exists for them to reproduce).
+void assign_dense_ranks(std::vector<OptionSummary>& summaries);
 
 }  // namespace shardplan

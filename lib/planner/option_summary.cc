@@ -1,4 +1,4 @@
-#include "planner/partitioners/greedy/option_summary.h"
+#include "planner/option_summary.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@ namespace shardplan {
 namespace {
 // Writes into rank_of(s) the dense rank of key_of(s), descending (0 = largest).
 template <typename Key, typename Rank>
-void assign_dense_ranks(std::vector<OptionSummary>& all, Key key_of, Rank rank_of) {
+void assign_ranks(std::vector<OptionSummary>& all, Key key_of, Rank rank_of) {
   std::vector<std::size_t> order(all.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return key_of(all[a]) > key_of(all[b]); });
@@ -20,12 +20,11 @@ void assign_dense_ranks(std::vector<OptionSummary>& all, Key key_of, Rank rank_o
 
 }  // namespace
 
-OptionSummary OptionSummaries::summarise(const ShardingOption& option) const {
+OptionSummary summarise(const ShardingOption& option, int path_id) {
   OptionSummary s;
   s.total_storage = option.total_storage();
   s.total_perf = option.total_perf();
-  auto it = path_ids_.find(option.path);
-  s.path_id = it == path_ids_.end() ? -1 : it->second;
+  s.path_id = path_id;
   s.perf_homogeneous = !option.shards.empty();
   s.storage_homogeneous = !option.shards.empty();
   if (!option.shards.empty()) {
@@ -48,28 +47,17 @@ OptionSummary OptionSummaries::summarise(const ShardingOption& option) const {
   return s;
 }
 
-void OptionSummaries::prepare(const std::vector<ShardingOption>& search_space) {
-  begin_ = search_space.data();
-  size_ = search_space.size();
-  path_ids_.clear();
-  for (const auto& option : search_space)
-    path_ids_.emplace(option.path, static_cast<int>(path_ids_.size()));
-  summaries_.clear();
-  summaries_.reserve(search_space.size());
-  for (const auto& option : search_space) summaries_.push_back(summarise(option));
-  assign_dense_ranks(summaries_, [](const OptionSummary& s) { return s.total_storage; },
-                     [](OptionSummary& s) -> int& { return s.storage_rank; });
+void assign_dense_ranks(std::vector<OptionSummary>& summaries) {
+  assign_ranks(summaries, [](const OptionSummary& s) { return s.total_storage; },
+               [](OptionSummary& s) -> int& { return s.storage_rank; });
   bool finite = true;
-  for (const auto& s : summaries_) finite = finite && s.total_perf == s.total_perf;  // no NaN
+  for (const auto& s : summaries) finite = finite && s.total_perf == s.total_perf;  // no NaN
   if (finite)
-    assign_dense_ranks(summaries_, [](const OptionSummary& s) { return s.total_perf; },
-                       [](OptionSummary& s) -> int& { return s.perf_rank; });
-  briefs_.clear();
-  briefs_.reserve(search_space.size());
-  for (std::size_t i = 0; i < search_space.size(); ++i) briefs_.push_back(brief_of(search_space[i], summaries_[i]));
+    assign_ranks(summaries, [](const OptionSummary& s) { return s.total_perf; },
+                 [](OptionSummary& s) -> int& { return s.perf_rank; });
 }
 
-OptionBrief OptionSummaries::brief_of(const ShardingOption& option, const OptionSummary& summary) {
+OptionBrief brief_of(const ShardingOption& option, const OptionSummary& summary) {
   OptionBrief b;
   b.total_storage = summary.total_storage;
   b.shards = option.shards.data();
@@ -81,11 +69,6 @@ OptionBrief OptionSummaries::brief_of(const ShardingOption& option, const Option
   b.perf_rank = summary.perf_rank;
   b.path_id = summary.path_id;
   return b;
-}
-
-const OptionSummary* OptionSummaries::find(const ShardingOption& option) const {
-  if (&option >= begin_ && &option < begin_ + size_) return &summaries_[static_cast<std::size_t>(&option - begin_)];
-  return nullptr;
 }
 
 }  // namespace shardplan

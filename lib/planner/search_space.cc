@@ -1,0 +1,95 @@
+#include "planner/search_space.h"
+
+#include <algorithm>
+
+namespace shardplan {
+
+namespace {
+
+bool same_cache(const std::optional<CacheParams>& a, const std::optional<CacheParams>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  return a->load_factor == b->load_factor && a->algorithm == b->algorithm &&
+         a->reserved_memory == b->reserved_memory && a->precision == b->precision &&
+         a->prefetch_pipeline == b->prefetch_pipeline;
+}
+
+}  // namespace
+
+bool same_option_content(const ShardingOption& a, const ShardingOption& b) {
+  if (a.path != b.path || a.name != b.name || a.sharding_type != b.sharding_type ||
+      a.compute_kernel != b.compute_kernel || !same_cache(a.cache_params, b.cache_params) ||
+      a.shards.size() != b.shards.size())
+    return false;
+  for (std::size_t i = 0; i < a.shards.size(); ++i) {
+    const Shard& x = a.shards[i];
+    const Shard& y = b.shards[i];
+    if (x.size != y.size || x.offset != y.offset || x.storage != y.storage || x.rank != y.rank ||
+        x.perf != y.perf)
+      return false;
+  }
+  return true;
+}
+
+SearchSpace::SearchSpace(std::vector<ShardingOption> enumerated) : enumerated_(std::move(enumerated)) {
+  std::unordered_map<std::string, std::size_t> table_of;  // lookup only, never iterated
+  for (std::size_t i = 0; i < enumerated_.size(); ++i) {
+    const ShardingOption& option = enumerated_[i];
+    path_ids_.emplace(option.path, static_cast<int>(path_ids_.size()));
+    auto [it, inserted] = table_of.emplace(option.fqn(), tables_.size());
+    if (inserted) tables_.emplace_back();
+    tables_[it->second].push_back(static_cast<OptionId>(i));
+    total_shards_ += option.shards.size();
+  }
+  std::vector<OptionSummary> summaries;
+  summaries.reserve(enumerated_.size());
+  for (const auto& option : enumerated_) summaries.push_back(summarise(option, path_ids_.at(option.path)));
+  assign_dense_ranks(summaries);
+  summaries_.reserve(enumerated_.size());
+  briefs_.reserve(enumerated_.size());
+  perf_.reserve(enumerated_.size());
+  for (std::size_t i = 0; i < enumerated_.size(); ++i) add_columns(enumerated_[i], std::move(summaries[i]));
+  shard_perf_totals_.shrink_to_fit();
+}
+
+void SearchSpace::add_columns(const ShardingOption& option, OptionSummary summary) {
+  briefs_.push_back(brief_of(option, summary));
+  summaries_.push_back(std::move(summary));
+  PerfColumn column;
+  column.first = shard_perf_totals_.size();
+  bool first = true;
+  for (const auto& shard : option.shards) {
+    const double total = shard.perf.value_or(Perf{}).total();
+    shard_perf_totals_.push_back(total);
+    // torchrec's max over shards, as _sharding_option_score compares them.
+    if (first || total > column.max_total) column.max_total = total;
+    first = false;
+  }
+  // Data-parallel and even row-wise options repeat one total on every rank.
+  const auto begin = shard_perf_totals_.begin() + static_cast<std::ptrdiff_t>(column.first);
+  column.single = begin != shard_perf_totals_.end() &&
+                  std::all_of(begin, shard_perf_totals_.end(), [&](double t) { return t == *begin; });
+  if (column.single) shard_perf_totals_.resize(column.first + 1);
+  perf_.push_back(column);
+}
+
+OptionId SearchSpace::add(ShardingOption derived) {
+  if (by_name_.empty())
+    for (std::size_t id = 0; id < size(); ++id) {
+      const ShardingOption& o = (*this)[static_cast<OptionId>(id)];
+      by_name_[std::make_tuple(o.fqn(), o.sharding_type, o.compute_kernel)].push_back(static_cast<OptionId>(id));
+    }
+  std::vector<OptionId>& same_name =
+      by_name_[std::make_tuple(derived.fqn(), derived.sharding_type, derived.compute_kernel)];
+  for (OptionId id : same_name)
+    if (same_option_content((*this)[id], derived)) return id;
+  const auto id = static_cast<OptionId>(size());
+  same_name.push_back(id);
+  derived_.push_back(std::move(derived));
+  const ShardingOption& option = derived_.back();
+  auto path = path_ids_.find(option.path);
+  add_columns(option, summarise(option, path == path_ids_.end() ? -1 : path->second));
+  return id;
+}
+
+}  // namespace shardplan
