@@ -73,7 +73,7 @@ int run(const ExplainOptions& options) {
   }
   std::vector<std::string> fqns;
   if (!options.table.empty()) {
-    fqns.push_back(resolve_table(options.table, table_fqns(run.search_space)));
+    fqns.push_back(resolve_table(options.table, table_fqns(run.search_space.enumerated())));
   } else if (run.ok()) {
     throw InputError(SourcePos{}, "--table",
                      "expected the table to explain (a plan exists; without --table only the failing tables of a "

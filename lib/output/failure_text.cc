@@ -104,7 +104,7 @@ void add_unique(std::vector<std::string>& list, std::string_view item) {
 // keys together when only that helps), with the smallest option it admits.
 std::string constraint_fix(const TableShortfall& t, const PlanFailure& f, const PlanRun& run) {
   std::vector<std::string> allowed;
-  for (const auto& option : run.search_space)
+  for (const auto& option : run.search_space.enumerated())
     if (option.fqn() == t.fqn) allowed.push_back(option_name(option.sharding_type, option.compute_kernel));
   const std::string name = t.fqn.substr(t.fqn.rfind('.') + 1);
   std::string out = fmt::format(

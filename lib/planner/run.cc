@@ -35,7 +35,7 @@ void improve_plan(PlanRun& run, const PartitionerOptions& options) {
   optimizing::OptimizeOptions search;
   search.time_budget_seconds = options.time_budget_seconds;
   optimizing::OptimizeResult improved =
-      optimizing::optimize_plan(run.result.plan, run.search_space, run.result.reservation->reserved, search);
+      optimizing::optimize_plan(run.result.plan, run.search_space.enumerated(), run.result.reservation->reserved, search);
   if (improved.improved) {
     run.result.plan = std::move(improved.plan);
     run.result.perf_rating = improved.perf_rating;
@@ -98,12 +98,12 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
       run.result.failure = multi_host_crash(run.topology, run.search_space);
     }
     if (run.result.failure && run.result.failure->stage == FailureStage::kPlan)
-      describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space);
+      describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space.enumerated());
     run.phases.append(run.result.phases);
     if (input.planner.partitioner.type == PartitionerKind::kOptimizing) improve_plan(run, input.planner.partitioner);
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();
-      run.bound = compute_lower_bound(bound_input(run.search_space, run.result.plan, run.result.reservation->reserved));
+      run.bound = compute_lower_bound(bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));
       clamp_to_plan(*run.bound, run.result.perf_rating);
       run.phases.mark("lower bound");
     }

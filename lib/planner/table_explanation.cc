@@ -8,8 +8,8 @@
 namespace shardplan {
 
 void OptionVerdictRecorder::on_verdict(const Proposal& proposal, std::optional<double> rating) {
-  for (const ShardingOption* option : proposal) {
-    Counts& c = counts_[option];
+  for (const OptionId id : proposal) {
+    Counts& c = counts_[id];
     ++c.proposals;
     if (!rating) continue;
     ++c.placed;
@@ -17,8 +17,8 @@ void OptionVerdictRecorder::on_verdict(const Proposal& proposal, std::optional<d
   }
 }
 
-OptionVerdictRecorder::Counts OptionVerdictRecorder::counts(const ShardingOption& option) const {
-  auto it = counts_.find(&option);
+OptionVerdictRecorder::Counts OptionVerdictRecorder::counts(OptionId id) const {
+  auto it = counts_.find(id);
   return it == counts_.end() ? Counts{} : it->second;
 }
 
@@ -56,9 +56,13 @@ TableExplanation explain_table(const PlanRun& run, const PlanningInput& input,
       if (option.fqn() == fqn) chosen = &option;
   }
   bool chosen_seen = false;
-  for (const auto& option : run.search_space) {
+  // Enumerated options only: those a proposer derives (offload_scaleup) are
+  // variants of one of them, whose verdict covers them.
+  const std::vector<ShardingOption>& enumerated = run.search_space.enumerated();
+  for (OptionId id = 0; id < enumerated.size(); ++id) {
+    const ShardingOption& option = enumerated[id];
     if (option.fqn() != fqn) continue;
-    ExplainedOption e{option, OptionVerdict::kNeverProposed, {}, recorder.counts(option),
+    ExplainedOption e{option, OptionVerdict::kNeverProposed, {}, recorder.counts(id),
                       !fits_somewhere(option, out.largest_rank_free)};
     // The plan holds the option (with its ranks) or, after offload_scaleup, a copy
     // with another cache load factor: the same sharding type and kernel.

@@ -37,10 +37,10 @@ class OptionVerdictRecorder : public ProposalObserver {
   };
   void on_verdict(const Proposal& proposal, std::optional<double> rating) override;
   // The counts of `option` (an element of the search space run_plan planned over).
-  Counts counts(const ShardingOption& option) const;
+  Counts counts(OptionId id) const;
 
  private:
-  std::unordered_map<const ShardingOption*, Counts> counts_;
+  std::unordered_map<OptionId, Counts> counts_;
 };
 
 // One option of the explained table and what became of it.

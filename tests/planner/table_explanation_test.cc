@@ -25,12 +25,13 @@ TEST_CASE("observer: planning is unchanged and every evaluated proposal is seen 
   }
   // A proposal holds one option per table: per table, the counts add up to the
   // evaluated proposals and the placed ones to the plans.
-  for (const auto& fqn : table_fqns(observed.search_space)) {
+  const std::vector<ShardingOption>& enumerated = observed.search_space.enumerated();
+  for (const auto& fqn : table_fqns(enumerated)) {
     int proposals = 0, placed = 0;
-    for (const auto& option : observed.search_space) {
-      if (option.fqn() != fqn) continue;
-      proposals += recorder.counts(option).proposals;
-      placed += recorder.counts(option).placed;
+    for (OptionId id = 0; id < enumerated.size(); ++id) {
+      if (enumerated[id].fqn() != fqn) continue;
+      proposals += recorder.counts(id).proposals;
+      placed += recorder.counts(id).placed;
     }
     INFO(fqn);
     CHECK(proposals == observed.result.num_proposals);

@@ -265,17 +265,20 @@ TEST_CASE("bounds: never above the exhaustive optimum on random small instances"
 }  // namespace shardplan::testing
 
 #include "planner/partitioners/greedy_perf_partitioner.h"
+#include "planner/search_space.h"
 
 namespace shardplan::testing {
 namespace {
 
-// Every proposal (one option per table) of `in`.
-void each_proposal(const BoundInput& in, const std::function<void(const Proposal&)>& visit) {
+// Every proposal (one option per table) of `in`, as ids of `space`, whose
+// enumerated options are `options` (in.tables points into them).
+void each_proposal(const BoundInput& in, const std::vector<ShardingOption>& options,
+                   const std::function<void(const Proposal&)>& visit) {
   Proposal proposal(in.tables.size());
   std::function<void(std::size_t)> pick = [&](std::size_t t) {
     if (t == in.tables.size()) return visit(proposal);
     for (const ShardingOption* o : in.tables[t]) {
-      proposal[t] = o;
+      proposal[t] = static_cast<OptionId>(o - options.data());
       pick(t + 1);
     }
   };
@@ -314,16 +317,17 @@ TEST_CASE("bounds: never above what torchrec's greedy partitioner places", "[bou
     const BoundInstance inst = k < 1500 ? random_bound_instance(rng, 4) : random_bound_instance(rng, 4, 4, 2);
     const BoundInput in = input_of(inst.options, inst.topology);
     const LowerBound b = compute_lower_bound(in);
+    const SearchSpace space(inst.options);
     for (const SortBy sort_by : {SortBy::kStorage, SortBy::kPerf}) {
       const GreedyPerfPartitioner partitioner(sort_by);
-      each_proposal(in, [&](const Proposal& proposal) {
-        const PartitionOutcome outcome = partitioner.partition(proposal, inst.topology);
+      each_proposal(in, inst.options, [&](const Proposal& proposal) {
+        const PartitionOutcome outcome = partitioner.partition(space, proposal, inst.topology);
         if (!outcome.ok) return;
         ++placed;
         std::vector<double> load(inst.topology.devices.size(), 0.0);
         for (std::size_t i = 0; i < proposal.size(); ++i)
-          for (std::size_t j = 0; j < proposal[i]->shards.size(); ++j)
-            load[static_cast<std::size_t>(outcome.placement.rank(i, j))] += proposal[i]->shards[j].perf->total();
+          for (std::size_t j = 0; j < space[proposal[i]].shards.size(); ++j)
+            load[static_cast<std::size_t>(outcome.placement.rank(i, j))] += space[proposal[i]].shards[j].perf->total();
         const double rating = *std::max_element(load.begin(), load.end());
         INFO("instance " << k);
         REQUIRE(b.feasible);  // a placed proposal proves a plan exists

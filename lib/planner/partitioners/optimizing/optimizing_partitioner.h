@@ -27,14 +27,13 @@ class OptimizingPartitioner final : public Partitioner {
   explicit OptimizingPartitioner(const PartitionerOptions& options)
       : greedy_(options.sort_by, options.balance_modules) {}
 
-  void prepare(const std::vector<ShardingOption>& search_space) override { greedy_.prepare(search_space); }
   std::unique_ptr<PartitionWorkspace> make_workspace() const override { return greedy_.make_workspace(); }
 
   using Partitioner::partition;
   // Greedy's placement of `proposal` (the start of the search).
-  PartitionOutcome partition(const Proposal& proposal, const Topology& storage_constraint, FailureDetail detail,
+  PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal, const Topology& storage_constraint,
                              PartitionWorkspace* workspace) const override {
-    return greedy_.partition(proposal, storage_constraint, detail, workspace);
+    return greedy_.partition(space, proposal, storage_constraint, workspace);
   }
 
  private:
