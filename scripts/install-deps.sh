@@ -17,6 +17,11 @@ if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi
 
+root_advice() {
+  echo "install-deps: as root, run:  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
+  echo "install-deps: then run your command (scripts/quickstart.sh or scripts/test.sh) again." >&2
+}
+
 as_root=()
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1; then
@@ -24,11 +29,15 @@ if [ "$(id -u)" -ne 0 ]; then
   else
     echo "install-deps: these Debian packages are missing: ${missing[*]}" >&2
     echo "install-deps: this user is not root and sudo is not installed, so they cannot be installed from here." >&2
-    echo "install-deps: as root, run:  apt-get update && apt-get install --no-install-recommends ${missing[*]}" >&2
-    echo "install-deps: then run this script again." >&2
+    root_advice
     exit 1
   fi
 fi
 echo "install-deps: installing ${missing[*]}${as_root:+ (through sudo)}"
-"${as_root[@]}" apt-get update
-"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+# sudo can refuse (not in sudoers, no terminal for the password): say what to do then.
+if ! "${as_root[@]}" apt-get update ||
+   ! "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; then
+  echo "install-deps: installing the packages failed (see the message above)." >&2
+  if [ ${#as_root[@]} -gt 0 ]; then root_advice; fi
+  exit 1
+fi
