@@ -3,12 +3,14 @@
 
 #include <iostream>
 #include <memory>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "commands.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
+#include "common/out_of_memory.h"
 #include "common/phase_times.h"
 #include "common/stream_write.h"
 #include "input_options.h"
@@ -19,6 +21,7 @@
 #include "output/failure_text.h"
 #include "planner/run.h"
 #include "planner_flags.h"
+#include "progress_line.h"
 
 namespace shardplan::app {
 
@@ -43,23 +46,25 @@ void print_timings(const PhaseTimes& phases) {
   std::cerr << fmt::format("  {:>9.4f} s  total\n", total);
 }
 
-int run(const PlanOptions& options) {
-  const std::optional<StatsFormat> stats_format = parse_name(kStatsFormatNames, options.stats);
-  if (!stats_format)
-    throw InputError(SourcePos{}, "--stats",
-                     "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
+int plan_and_write(const PlanOptions& options, StatsFormat stats_format, ProgressLine& progress) {
   if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
   PhaseTimes phases;
+  progress.set_stage("reading the inputs");
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
   phases.mark("read the inputs");
 
+  std::vector<std::string> proposer_names;
+  for (const ProposerKind kind : input.planner.proposers) proposer_names.emplace_back(to_string(kind));
+  progress.set_proposer_names(std::move(proposer_names));
   ThreadPool pool(options.threads);
   const Parallelism parallelism{&pool};
-  PlanRun run = run_plan(input, parallelism);
+  PlanRun run = run_plan(input, parallelism, progress.observer());
+  progress.clear();
+  progress.set_stage("rendering the statistics and the plan");
   phases.append(run.phases);
   phases.restart();
-  RunOutputs outputs = render_run_outputs(run, input, *stats_format, parallelism);
+  RunOutputs outputs = render_run_outputs(run, input, stats_format, parallelism);
   phases.mark("render the statistics and the plan");
   if (!outputs.stats.empty()) write_whole(STDERR_FILENO, outputs.stats);
   if (!run.ok()) {
@@ -67,6 +72,7 @@ int run(const PlanOptions& options) {
     if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
+  progress.set_stage("writing the plan");
   write_output(options.output, outputs.plan);
   if (!options.report.empty())
     write_file_atomically(options.report,
@@ -74,6 +80,22 @@ int run(const PlanOptions& options) {
   phases.mark("write the statistics and the plan");
   if (options.timings) print_timings(phases);
   return static_cast<int>(ExitCode::kOk);
+}
+
+int run(const PlanOptions& options) {
+  const std::optional<StatsFormat> stats_format = parse_name(kStatsFormatNames, options.stats);
+  if (!stats_format)
+    throw InputError(SourcePos{}, "--stats",
+                     "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
+  // A progress line on a terminal only, and never beside JSON statistics.
+  ProgressLine progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, *stats_format == StatsFormat::kJson));
+  try {
+    return plan_and_write(options, *stats_format, progress);
+  } catch (const std::bad_alloc&) {
+    // The planning state is unwound by now, so the message can be built.
+    progress.clear();
+    throw OutOfMemoryError(progress.stage());
+  }
 }
 
 }  // namespace
@@ -101,7 +123,9 @@ CommandRun setup_plan(CLI::App& sub) {
       "  shardplan plan --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-2x8-80g.yaml -o plan.json\n"
       "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n\n"
       "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"
-      "2 bad input or usage.");
+      "2 bad input or usage, 4 out of memory (the error says while doing what).\n\n"
+      "On a terminal, a plan that takes over a second shows a progress line on stderr\n"
+      "(not with --stats json); it is erased before the statistics are printed.");
   return [options] { return run(*options); };
 }
 

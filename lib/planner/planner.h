@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "planner/parallelism.h"
 #include "planner/perf_model.h"
+#include "planner/progress.h"
 #include "planner/proposers/proposer.h"
 #include "planner/rank_load.h"
 #include "planner/reservations/storage_reservation.h"
@@ -85,6 +86,9 @@ class EmbeddingShardingPlanner {
   PlanResult plan(const Topology& topology, const ModelConfig& model,
                   const std::vector<ShardingOption>& search_space);
 
+  // `progress` hears of each proposer started and each proposal tried (none by default).
+  void set_progress_observer(ProgressObserver progress) { progress_ = std::move(progress); }
+
  private:
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
@@ -96,6 +100,7 @@ class EmbeddingShardingPlanner {
   OptionEstimator estimator_;
   Parallelism parallelism_;
   NoopPerfModel perf_model_;
+  ProgressObserver progress_;
 };
 
 // The proposers named in options.proposers, in order.

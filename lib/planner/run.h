@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "planner/parallelism.h"
 #include "planner/planner.h"
+#include "planner/progress.h"
 #include "planner/stats_report.h"
 #include "planner/types.h"
 
@@ -33,9 +34,10 @@ struct PlanRun {
   bool ok() const { return !enumeration_error && result.ok(); }
 };
 
-// Plans `input` on the threads of `parallelism` (none by default); the result
-// does not depend on them.
-PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {});
+// Plans `input` on the threads of `parallelism` (none by default), telling
+// `progress` (if any) how far it got; the result depends on neither.
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {},
+                 const ProgressObserver& progress = {});
 
 // The EmbeddingStats report of a run (also for failed runs, as torchrec logs it).
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input);
