@@ -138,7 +138,7 @@ std::optional<std::string> EmbeddingShardingPlanner::load_stages(const std::vect
 PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model,
                                           const std::vector<ShardingOption>& search_space) {
   PlanResult result;
-  if (progress_) progress_(PlanProgress{PlanStage::kPreparing});
+  if (progress_) progress_(PlanProgress{PlanStage::kPreparing, 0, proposers_.size(), 0, std::nullopt});
   ReservationOutcome reserved = reservation_.reserve(topology, model);
   if (!reserved.ok) {
     result.failure = stage_failure(FailureStage::kReservation, reserved.error_type, reserved.message);
