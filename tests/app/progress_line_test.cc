@@ -92,7 +92,7 @@ TEST_CASE("a slow plan on a terminal draws a progress line and erases it before 
   CHECK(quiet.err.empty());
 }
 
-TEST_CASE("--stats json on a terminal gets no progress line: the output stays JSON", "[progress]") {
+TEST_CASE("JSON statistics (--stats json) on a terminal get no progress line: the output stays JSON", "[progress]") {
   const auto [terminal, code] = run_on_terminal({"plan", "--config", slow_case(), "--stats", "json", "-o", "/dev/null"});
   REQUIRE(code == 0);
   CHECK(terminal.find('\r') == terminal.find("\r\n"));  // only the terminal's own line ends
