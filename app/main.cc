@@ -3,11 +3,13 @@
 #include <exception>
 #include <iostream>
 #include <map>
+#include <new>
 
 #include "commands.h"
 #include "common/diagnostic_list.h"
 #include "common/error.h"
 #include "common/names.h"
+#include "common/out_of_memory.h"
 #include "flag_checks.h"
 #include "config/limits.h"
 
@@ -82,6 +84,13 @@ int main(int argc, char** argv) {
   } catch (const shardplan::InputError& e) {
     shardplan::print_diagnostics(std::cerr, e.diagnostics(), shardplan::kMaxDiagnosticsPrinted);
     return static_cast<int>(ExitCode::kBadInput);
+  } catch (const shardplan::OutOfMemoryError& e) {
+    std::cerr << shardplan::out_of_memory_message(e.stage());
+    return shardplan::kOutOfMemoryExitCode;
+  } catch (const std::bad_alloc&) {
+    // A command that does not say which stage it was in.
+    std::cerr << shardplan::out_of_memory_message(std::string("running 'shardplan ") + (argc > 1 ? argv[1] : "") + "'");
+    return shardplan::kOutOfMemoryExitCode;
   } catch (const std::exception& e) {
     // Not the user's fault, but still no stack trace: say what broke.
     std::cerr << "error: internal error: " << e.what() << "\n";

@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <new>
 
 #include <fmt/format.h>
 
 #include "commands.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
+#include "common/out_of_memory.h"
 #include "common/phase_times.h"
 #include "common/stream_write.h"
 #include "input_options.h"
@@ -20,6 +22,7 @@
 #include "output/failure_text.h"
 #include "planner/run.h"
 #include "planner_flags.h"
+#include "progress_line.h"
 
 namespace shardplan::app {
 
@@ -60,16 +63,22 @@ void remove_stale_plan(const PlanOptions& options) {
   fs::remove(path, ec);
 }
 
-int run_checked(const PlanOptions& options, StatsFormat stats_format) {
+int plan_and_write(const PlanOptions& options, StatsFormat stats_format, ProgressLine& progress) {
   if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
   PhaseTimes phases;
+  progress.set_stage("reading the inputs");
   PlanningInput input = load_input_options(options.inputs);
   apply_planner_overrides(options.overrides, input);
   phases.mark("read the inputs");
 
+  std::vector<std::string> proposer_names;
+  for (const ProposerKind kind : input.planner.proposers) proposer_names.emplace_back(to_string(kind));
+  progress.set_proposer_names(std::move(proposer_names));
   ThreadPool pool(options.threads);
   const Parallelism parallelism{&pool};
-  PlanRun run = run_plan(input, parallelism);
+  PlanRun run = run_plan(input, parallelism, nullptr, progress.observer());
+  progress.clear();
+  progress.set_stage("rendering the statistics and the plan");
   phases.append(run.phases);
   phases.restart();
   const std::string destination = options.output == "-" ? "" : options.output;
@@ -83,6 +92,7 @@ int run_checked(const PlanOptions& options, StatsFormat stats_format) {
     if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
+  progress.set_stage("writing the plan");
   write_output(options.output, outputs.plan);
   if (!options.report.empty())
     write_file_atomically(options.report,
@@ -99,15 +109,23 @@ int run(const PlanOptions& options) {
     throw InputError(SourcePos{}, "--stats",
                      "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
   }
+  // A progress line on a terminal only, and never beside JSON statistics.
+  ProgressLine progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, *stats_format == StatsFormat::kJson));
   try {
-    return run_checked(options, *stats_format);
+    return plan_and_write(options, *stats_format, progress);
   } catch (const InputError& e) {
+    progress.clear();
     remove_stale_plan(options);
     if (*stats_format != StatsFormat::kJson) throw;
     nlohmann::ordered_json report{{"has_plan", false}};
     report["failure"] = input_error_json(e);
     write_whole(STDERR_FILENO, report.dump(2) + "\n");
     return static_cast<int>(ExitCode::kBadInput);
+  } catch (const std::bad_alloc&) {
+    // The planning state is unwound by now, so the message can be built.
+    progress.clear();
+    remove_stale_plan(options);
+    throw OutOfMemoryError(progress.stage());
   }
 }
 
@@ -140,10 +158,12 @@ CommandRun setup_plan(CLI::App& sub) {
       "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n"
       "  shardplan plan --config case.json --partitioner optimizing -o plan.json   # better plans than torchrec's\n\n"
       "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"
-      "2 bad input or usage. A run that writes no plan removes an earlier plan at -o FILE (a\n"
-      "regular file or symlink; devices, pipes and the input files are left alone), so a script\n"
-      "never mistakes an old plan for this run's; only a command line that does not parse at all\n"
-      "leaves FILE untouched.");
+      "2 bad input or usage, 4 out of memory (the error says while doing what). A run that\n"
+      "writes no plan removes an earlier plan at -o FILE (a regular file or symlink; devices,\n"
+      "pipes and the input files are left alone), so a script never mistakes an old plan for\n"
+      "this run's; only a command line that does not parse at all leaves FILE untouched.\n\n"
+      "On a terminal, a plan that takes over a second shows a progress line on stderr\n"
+      "(not with --stats json); it is erased before the statistics are printed.");
   return [options] { return run(*options); };
 }
 

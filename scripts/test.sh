@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# README's second command (and .ci/run): build, then run the whole test suite.
+# README's second command (and .ci/run): build, then run the whole test suite,
+# then the same suite under ASan+UBSan and the fuzz targets (scripts/test-sanitized).
 # The parity tests read torchrec's goldens from ../shared/cases; without that
 # folder they are skipped loudly, and under CI=true its absence is a failure.
 set -euo pipefail
@@ -9,5 +10,8 @@ if [ ! -d ../shared/cases ]; then
 fi
 scripts/install-deps.sh --for-tests
 scripts/build.sh
-cd build
-ctest --output-on-failure -j"$(nproc)" "$@"
+(cd build && ctest --output-on-failure -j"$(nproc)" "$@")
+# Then the suite under ASan+UBSan and each fuzz target for 20 s (SHARDPLAN_SANITIZED=0 skips).
+if [ "${SHARDPLAN_SANITIZED:-1}" != 0 ]; then
+  scripts/test-sanitized "$@"
+fi

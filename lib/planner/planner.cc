@@ -104,6 +104,7 @@ std::optional<std::string> EmbeddingShardingPlanner::load_proposers(SearchSpace&
 // serial one whatever the evaluator runs ahead on other threads.
 PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelConfig& model, SearchSpace& space) {
   PlanResult result;
+  if (progress_) progress_(PlanProgress{PlanStage::kPreparing, 0, proposers_.size(), 0, std::nullopt});
   ReservationOutcome reserved = reservation_.reserve(topology, model);
   if (!reserved.ok) {
     result.failure = stage_failure(FailureStage::kReservation, reserved.error_type, reserved.message);
@@ -132,6 +133,8 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   for (std::size_t k = 0; k < proposers_.size(); ++k) {
     Proposer& proposer = *proposers_[k];
     evaluator.start_proposer(k);
+    PlanProgress progress{PlanStage::kProposing, k, proposers_.size(), result.num_proposals, std::nullopt};
+    if (progress_) progress_(progress);
     std::size_t step = 0;
     // torchrec's `while proposal:` also stops on an empty proposal.
     for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose(), ++step) {
@@ -159,6 +162,11 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer.feedback({false, &*proposal, std::nullopt, &constraint});
         last_failed = std::move(*proposal);  // moved: most proposals fail, the next is a new vector
+      }
+      if (progress_) {
+        progress.proposals_tried = result.num_proposals;
+        if (best_proposal) progress.best_perf = best_rating;
+        progress_(progress);
       }
     }
   }

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "planner/parallelism.h"
 #include "planner/perf_model.h"
+#include "planner/progress.h"
 #include "planner/proposers/proposer.h"
 #include "planner/rank_load.h"
 #include "planner/reservations/storage_reservation.h"
@@ -134,6 +135,9 @@ class EmbeddingShardingPlanner {
   // Reports every evaluated proposal to `observer` (none by default; not owned).
   void set_observer(ProposalObserver* observer) { observer_ = observer; }
 
+  // `progress` hears of each proposer started and each proposal tried (none by default).
+  void set_progress_observer(ProgressObserver progress) { progress_ = std::move(progress); }
+
  private:
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
@@ -146,6 +150,7 @@ class EmbeddingShardingPlanner {
   Parallelism parallelism_;
   NoopPerfModel perf_model_;
   ProposalObserver* observer_ = nullptr;
+  ProgressObserver progress_;
 };
 
 // The proposers named in options.proposers, in order.

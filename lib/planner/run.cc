@@ -53,13 +53,15 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, c
   return enumerate_options(input, topology, estimators.list(), parallelism);
 }
 
-PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, ProposalObserver* observer) {
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, ProposalObserver* observer,
+                 const ProgressObserver& progress) {
   PlanRun run;
   auto start = std::chrono::steady_clock::now();
   run.phases.restart();
   run.topology = build_topology(input.topology);
   Estimators estimators;
   std::exception_ptr enumeration_failure;  // any other exception of torchrec's enumerate()
+  if (progress) progress(PlanProgress{});  // enumerating
   try {
     run.search_space = SearchSpace(enumerate_options(input, run.topology, estimators.list(), parallelism));
   } catch (const EnumerationError& e) {
@@ -91,6 +93,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner, estimator,
                                      parallelism);
     planner.set_observer(observer);
+    planner.set_progress_observer(progress);
     run.result = planner.plan(run.topology, input.model, run.search_space);
     if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
       run.result.plan.clear();

@@ -12,6 +12,7 @@
 #include "planner/parallelism.h"
 #include "planner/planner.h"
 #include "planner/search_space.h"
+#include "planner/progress.h"
 #include "planner/stats_report.h"
 #include "planner/types.h"
 
@@ -39,10 +40,10 @@ struct PlanRun {
 };
 
 // Plans `input` on the threads of `parallelism` (none by default); the result
-// does not depend on them.
-// `observer`, when given, sees every proposal evaluated (planner.h).
+// depends on neither it nor the observers. `observer`, when given, sees every
+// proposal evaluated (planner.h); `progress` hears how far planning got.
 PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {},
-                 ProposalObserver* observer = nullptr);
+                 ProposalObserver* observer = nullptr, const ProgressObserver& progress = {});
 
 // The EmbeddingStats report of a run (also for failed runs, as torchrec logs it).
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input);

@@ -83,7 +83,9 @@ TEST_CASE("parity 17.1: a constraint without pooling_factors gives a multi-featu
 
   RunResult options = run_shardplan("enumerate --config " + scratch_prefix() + "p1_multi.json");
   REQUIRE(options.exit_code == 0);
-  for (const auto& option : json::parse(options.out)["options"]) CHECK(option["input_lengths"] == json::array({1.0}));
+  // Named: a range-for over a member of a temporary reads freed memory (ASan).
+  const json enumerated = json::parse(options.out);
+  for (const auto& option : enumerated["options"]) CHECK(option["input_lengths"] == json::array({1.0}));
 }
 
 TEST_CASE("parity 17.1: num_poolings and batch_sizes of one entry go with the default input", "[parity17]") {

@@ -1,0 +1,29 @@
+// Running out of memory is neither bad input nor a bug: the model needs more memory
+// than the machine (or its ulimit) gives. Reported with the stage it happened in
+// and what bounds the work, exit code 4 (kOutOfMemoryExitCode).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace shardplan {
+
+// The exit code of a run that ran out of memory, after ExitCode's 0-3 (common/error.h).
+inline constexpr int kOutOfMemoryExitCode = 4;
+
+// std::bad_alloc, caught where the stage is known and re-thrown with it.
+class OutOfMemoryError : public std::runtime_error {
+ public:
+  // `stage` in words, e.g. "enumerating sharding options".
+  explicit OutOfMemoryError(std::string stage) : std::runtime_error("out of memory"), stage_(std::move(stage)) {}
+  const std::string& stage() const { return stage_; }
+
+ private:
+  std::string stage_;
+};
+
+// The lines main prints: "error: out of memory while <stage>: ..." with the
+// memory limit in force and the options that bound the work (ends in a newline).
+std::string out_of_memory_message(const std::string& stage);
+
+}  // namespace shardplan
