@@ -110,7 +110,8 @@ int run(const PlanOptions& options) {
                      "expected " + alternatives_text(kStatsFormatNames) + ", found '" + options.stats + "'");
   }
   // A progress line on a terminal only, and never beside JSON statistics.
-  ProgressLine progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, *stats_format == StatsFormat::kJson));
+  ProgressLine progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, *stats_format == StatsFormat::kJson),
+                        progress_first_draw_after());
   try {
     return plan_and_write(options, *stats_format, progress);
   } catch (const InputError& e) {

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <fmt/format.h>
 
 #include "common/stream_write.h"
@@ -10,16 +12,16 @@ namespace shardplan::app {
 
 namespace {
 
-// A plan that ends sooner draws nothing; redraws are 100 ms apart at least, so a
-// loop of thousands of proposals a second costs a clock read per proposal.
-constexpr auto kFirstDrawAfter = std::chrono::seconds(1);
+// Redraws are 100 ms apart at least, so a loop of thousands of proposals a second
+// costs a clock read per proposal.
 constexpr auto kRedrawEvery = std::chrono::milliseconds(100);
 // Carriage return, then "erase to the end of the line" (VT100, every terminal).
 constexpr std::string_view kEraseLine = "\r\x1b[K";
 
 }  // namespace
 
-ProgressLine::ProgressLine(int fd, bool draw) : fd_(fd), draw_(draw) {}
+ProgressLine::ProgressLine(int fd, bool draw, std::chrono::milliseconds first_draw_after)
+    : fd_(fd), draw_(draw), first_draw_after_(first_draw_after) {}
 
 ProgressLine::~ProgressLine() { clear(); }
 
@@ -43,7 +45,7 @@ void ProgressLine::update(const PlanProgress& progress) {
   }
   if (!draw_) return;
   const Clock::time_point now = Clock::now();
-  if (now - start_ < kFirstDrawAfter || (drawn_ && now - last_draw_ < kRedrawEvery)) return;
+  if (now - start_ < first_draw_after_ || (drawn_ && now - last_draw_ < kRedrawEvery)) return;
   last_draw_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   std::string line = fmt::format("{}shardplan: {:.0f} s, {}", kEraseLine, elapsed, stage_);
@@ -62,5 +64,14 @@ void ProgressLine::clear() {
 }
 
 bool progress_line_wanted(int fd, bool stats_are_json) { return !stats_are_json && ::isatty(fd) == 1; }
+
+std::chrono::milliseconds progress_first_draw_after() {
+  // A plan that ends sooner draws nothing.
+  const char* text = std::getenv("SHARDPLAN_PROGRESS_AFTER_MS");
+  if (!text || !*text) return std::chrono::seconds(1);
+  char* end = nullptr;
+  const long ms = std::strtol(text, &end, 10);
+  return *end == '\0' && ms >= 0 ? std::chrono::milliseconds(ms) : std::chrono::seconds(1);
+}
 
 }  // namespace shardplan::app

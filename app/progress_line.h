@@ -14,8 +14,8 @@ namespace shardplan::app {
 
 class ProgressLine {
  public:
-  // Draws on `fd` only when `draw`.
-  ProgressLine(int fd, bool draw);
+  // Draws on `fd` only when `draw`, from `first_draw_after` into the run on.
+  ProgressLine(int fd, bool draw, std::chrono::milliseconds first_draw_after = std::chrono::seconds(1));
   ~ProgressLine();  // erases the line
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
@@ -40,6 +40,7 @@ class ProgressLine {
   using Clock = std::chrono::steady_clock;
   int fd_;
   bool draw_;
+  std::chrono::milliseconds first_draw_after_;
   std::vector<std::string> proposer_names_;
   static constexpr std::size_t kNoProposer = static_cast<std::size_t>(-1);
   std::string stage_ = "starting";
@@ -52,5 +53,9 @@ class ProgressLine {
 // Whether `plan` should draw a progress line on file descriptor `fd`: only on a
 // terminal, and never beside machine-readable statistics (--stats json).
 bool progress_line_wanted(int fd, bool stats_are_json);
+
+// When a progress line is first drawn: 1 s into the run, or the milliseconds in
+// $SHARDPLAN_PROGRESS_AFTER_MS (tests set 0 to see the line on any plan).
+std::chrono::milliseconds progress_first_draw_after();
 
 }  // namespace shardplan::app
