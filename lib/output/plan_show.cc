@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "planner/stats_report.h"
 
 namespace shardplan {
 
@@ -15,19 +16,6 @@ constexpr std::size_t kTableColumn = 22;
 
 double gib(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kGiB); }
 
-// torchrec's short names of the sharding types, as EmbeddingStats prints them.
-std::string_view short_type(ShardingType type) {
-  switch (type) {
-    case ShardingType::kDataParallel: return "DP";
-    case ShardingType::kTableWise: return "TW";
-    case ShardingType::kColumnWise: return "CW";
-    case ShardingType::kRowWise: return "RW";
-    case ShardingType::kTableRowWise: return "TWRW";
-    case ShardingType::kTableColumnWise: return "TWCW";
-    case ShardingType::kGridShard: return "GS";
-  }
-  return "?";
-}
 
 // [0-3,8] with runs of three or more ranks joined; shortened to fit `width`.
 std::string ranks_text(const std::vector<int>& ranks, std::size_t width) {
@@ -77,7 +65,7 @@ std::string render_plan_show(const PlanFile& plan) {
       out += name + "\n";
       name.clear();
     }
-    out += fmt::format(fmt::runtime(row), name, short_type(t.sharding_type), to_string(t.compute_kernel),
+    out += fmt::format(fmt::runtime(row), name, sharding_type_abbr(t.sharding_type), to_string(t.compute_kernel),
                        ranks_text(t.ranks, 12), shards_text(t), fmt::format("{:.3f}", gib(t.total_storage.hbm)),
                        fmt::format("{:.4f}", t.total_perf));
   }

@@ -126,7 +126,7 @@ class GridBuilder {
         const std::string key = join_key("grid", name);
         SweepAxis* axis = start_axis(name, r.pos(it->first), key);
         if (!axis) continue;
-        const YAML::Node& list = it->second;
+        const YAML::Node list = it->second;  // a copy: `it->second` lives in a temporary
         if (!list.IsSequence() || list.size() == 0) {
           r.report(list, key,
                    list.IsSequence() ? "expected a non-empty list of values"

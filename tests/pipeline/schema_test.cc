@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "support/json_schema.h"
+#include "support/yaml_json.h"
 #include "support/run_binary.h"
 
 namespace shardplan::testing {
@@ -11,32 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-// A YAML tree as JSON: quoted scalars stay strings, plain ones become numbers or booleans.
-json yaml_to_json(const YAML::Node& node) {
-  if (node.IsMap()) {
-    json out = json::object();
-    for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = yaml_to_json(it->second);
-    return out;
-  }
-  if (node.IsSequence()) {
-    json out = json::array();
-    for (const auto& e : node) out.push_back(yaml_to_json(e));
-    return out;
-  }
-  if (node.IsNull()) return nullptr;
-  const std::string& s = node.Scalar();
-  if (node.Tag() == "!") return s;
-  if (s == "true" || s == "false") return s == "true";
-  try {
-    std::size_t used = 0;
-    long long i = std::stoll(s, &used);
-    if (used == s.size()) return i;
-    double d = std::stod(s, &used);
-    if (used == s.size()) return d;
-  } catch (const std::exception&) {
-  }
-  return s;
-}
 
 TEST_CASE("pipeline schema: the example and P1 validate; bad shapes do not", "[pipeline][schema]") {
   json schema = load_schema("pipeline.schema.json");

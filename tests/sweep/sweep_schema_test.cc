@@ -9,35 +9,17 @@
 
 #include "config/planner_names.h"
 #include "support/json_schema.h"
+#include "support/yaml_json.h"
 #include "sweep/sweep_grid.h"
 
 namespace shardplan {
 namespace {
 
 using nlohmann::json;
+using shardplan::testing::yaml_to_json;
 using testing::load_schema;
 using testing::schema_errors;
 
-json yaml_to_json(const YAML::Node& node) {
-  if (node.IsMap()) {
-    json out = json::object();
-    for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = yaml_to_json(it->second);
-    return out;
-  }
-  if (node.IsSequence()) {
-    json out = json::array();
-    for (const auto& e : node) out.push_back(yaml_to_json(e));
-    return out;
-  }
-  const std::string& s = node.Scalar();
-  if (node.Tag() != "!") {
-    char* end = nullptr;
-    const double d = std::strtod(s.c_str(), &end);
-    if (!s.empty() && end == s.c_str() + s.size())
-      return s.find_first_of(".eE") == std::string::npos ? json(static_cast<long long>(d)) : json(d);
-  }
-  return s;
-}
 
 TEST_CASE("sweep schema: grid keys and enums equal the field and name tables", "[sweep][schema]") {
   const json schema = load_schema("sweep.schema.json");
