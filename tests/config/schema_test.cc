@@ -15,6 +15,7 @@
 #include "config/planner_names.h"
 #include "support/golden.h"
 #include "support/json_schema.h"
+#include "support/yaml_json.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -24,39 +25,12 @@ using shardplan::testing::schema_errors;
 
 namespace {
 
-// YAML -> JSON with YAML 1.2 core-schema typing of plain scalars.
-json to_json(const YAML::Node& node) {
-  if (node.IsMap()) {
-    json out = json::object();
-    for (auto it = node.begin(); it != node.end(); ++it) out[it->first.Scalar()] = to_json(it->second);
-    return out;
-  }
-  if (node.IsSequence()) {
-    json out = json::array();
-    for (const auto& e : node) out.push_back(to_json(e));
-    return out;
-  }
-  if (node.IsNull()) return nullptr;
-  const std::string& s = node.Scalar();
-  if (node.Tag() == "!") return s;  // quoted
-  if (s == "true" || s == "false") return s == "true";
-  try {
-    std::size_t used = 0;
-    long long i = std::stoll(s, &used);
-    if (used == s.size()) return i;
-    double d = std::stod(s, &used);
-    if (used == s.size()) return d;
-  } catch (const std::exception&) {
-  }
-  return s;
-}
-
 json read_input(const std::string& path) {
   if (path.size() > 5 && path.substr(path.size() - 5) == ".json") {
     std::ifstream in(path);
     return json::parse(in);
   }
-  return to_json(YAML::LoadFile(path));
+  return shardplan::testing::yaml_to_json(YAML::LoadFile(path));
 }
 
 std::set<std::string> property_names(const json& object_schema) {
