@@ -4,6 +4,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iostream>
+
+#include <fmt/format.h>
 
 #include "common/atomic_write.h"
 #include "common/error.h"
@@ -19,6 +22,15 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   write_file_atomically(path, text);
+}
+
+void print_timings(const PhaseTimes& phases) {
+  double total = 0;
+  for (const auto& [name, seconds] : phases.phases()) total += seconds;
+  std::cerr << "timings (wall):\n";
+  for (const auto& [name, seconds] : phases.phases())
+    std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
+  std::cerr << fmt::format("  {:>9.4f} s  total\n", total);
 }
 
 }  // namespace shardplan::app

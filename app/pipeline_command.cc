@@ -25,11 +25,6 @@ struct PipelineCommandOptions {
   int show = 5;
 };
 
-void print_timings(const PhaseTimes& phases) {
-  std::cerr << "timings (wall):\n";
-  for (const auto& [name, seconds] : phases.phases()) std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
-}
-
 int run(const PipelineCommandOptions& options) {
   PhaseTimes phases;
   const pipeline::PipelineInput input = pipeline::read_pipeline_input(options.input);

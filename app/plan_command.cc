@@ -38,15 +38,6 @@ struct PlanOptions {
   bool timings = false;
 };
 
-void print_timings(const PhaseTimes& phases) {
-  double total = 0;
-  for (const auto& [name, seconds] : phases.phases()) total += seconds;
-  std::cerr << "timings (wall):\n";
-  for (const auto& [name, seconds] : phases.phases())
-    std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
-  std::cerr << fmt::format("  {:>9.4f} s  total\n", total);
-}
-
 // The rule for a run that writes no plan: an earlier run's plan at -o FILE must not
 // pass for this run's, so a regular file (or a symlink) there is removed. Devices and
 // pipes (-o /dev/null) are left alone, and so is a FILE that is one of the inputs.

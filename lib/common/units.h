@@ -24,6 +24,9 @@ std::optional<std::int64_t> parse_size_bytes(std::string_view text, std::string*
 // or a bare number meaning bytes/ms. On failure returns nullopt and sets *error.
 std::optional<double> parse_bandwidth_bytes_per_ms(std::string_view text, std::string* error = nullptr);
 
+// Bytes as GiB, for tables and summaries that print the unit once.
+inline double to_gib(double bytes) { return bytes / static_cast<double>(kGiB); }
+
 // "80 GiB"-style rendering of a byte count for messages (two decimals, 1024-based).
 std::string format_bytes(double bytes);
 

@@ -13,7 +13,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-double gib(double bytes) { return bytes / static_cast<double>(kGiB); }
 
 std::string percent(const Change& c) {
   const double r = c.relative();
@@ -40,7 +39,7 @@ std::string provenance_text(const PlanDiff& d) {
          std::string(d.old_inputs_sha256 ? "NEW" : "OLD") + " records no inputs hash";
 }
 
-std::string ranks_text(const std::vector<int>& ranks) {
+std::string bracketed_ranks(const std::vector<int>& ranks) {
   std::string out = "[";
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     // Consecutive runs as a-b keep 128-rank row-wise tables short.
@@ -68,13 +67,13 @@ std::vector<std::string> table_parts(const TableChange& c) {
   if (c.kind == TableChangeKind::kAdded) {
     const PlanFileTable& t = *c.new_table;
     parts.push_back(fmt::format("added: {} / {} on {}", to_string(t.sharding_type), to_string(t.compute_kernel),
-                                ranks_text(t.ranks)));
+                                bracketed_ranks(t.ranks)));
     return parts;
   }
   if (c.kind == TableChangeKind::kRemoved) {
     const PlanFileTable& t = *c.old_table;
     parts.push_back(fmt::format("removed: was {} / {} on {}", to_string(t.sharding_type),
-                                to_string(t.compute_kernel), ranks_text(t.ranks)));
+                                to_string(t.compute_kernel), bracketed_ranks(t.ranks)));
     return parts;
   }
   const PlanFileTable& o = *c.old_table;
@@ -83,7 +82,7 @@ std::vector<std::string> table_parts(const TableChange& c) {
     parts.push_back(fmt::format("sharding {} -> {}", to_string(o.sharding_type), to_string(n.sharding_type)));
   if (c.compute_kernel_changed)
     parts.push_back(fmt::format("kernel {} -> {}", to_string(o.compute_kernel), to_string(n.compute_kernel)));
-  if (c.ranks_changed) parts.push_back("ranks " + ranks_text(o.ranks) + " -> " + ranks_text(n.ranks));
+  if (c.ranks_changed) parts.push_back("ranks " + bracketed_ranks(o.ranks) + " -> " + bracketed_ranks(n.ranks));
   if (c.layout_changed) parts.push_back("layout " + layout_text(o) + " -> " + layout_text(n));
   if (c.perf.changed()) parts.push_back(fmt::format("perf {:.4f} -> {:.4f} ms", c.perf.old_value, c.perf.new_value));
   return parts;
@@ -114,14 +113,14 @@ std::vector<SummaryRow> summary_rows(const PlanDiff& d) {
 
 std::string value_text(double v, int unit) {
   if (unit == SummaryRow::kMs) return fmt::format("{:.4f} ms", v);
-  if (unit == SummaryRow::kGiB) return fmt::format("{:.2f} GiB", gib(v));
+  if (unit == SummaryRow::kGiB) return fmt::format("{:.2f} GiB", to_gib(v));
   return fmt::format("{:.0f}", v);
 }
 
 std::string delta_text(const Change& c, int unit) {
   if (!c.changed()) return "=";
   if (unit == SummaryRow::kMs) return fmt::format("{:+.4f} ms{}", c.delta(), percent(c));
-  if (unit == SummaryRow::kGiB) return fmt::format("{:+.2f} GiB{}", gib(c.delta()), percent(c));
+  if (unit == SummaryRow::kGiB) return fmt::format("{:+.2f} GiB{}", to_gib(c.delta()), percent(c));
   return fmt::format("{:+.0f}", c.delta());
 }
 
@@ -159,8 +158,8 @@ std::string render_text(const PlanDiff& d, const GateSettings& settings, const G
     for (const RankChange& r : d.ranks) {
       if (!r.changed()) continue;
       out += fmt::format("  {:>5}  {:>14.4f} ({:+10.4f})  {:>12.2f} ({:+10.2f})  {:>12.2f} ({:+10.2f})\n", r.rank,
-                         r.perf.new_value, r.perf.delta(), gib(r.hbm.new_value), gib(r.hbm.delta()),
-                         gib(r.ddr.new_value), gib(r.ddr.delta()));
+                         r.perf.new_value, r.perf.delta(), to_gib(r.hbm.new_value), to_gib(r.hbm.delta()),
+                         to_gib(r.ddr.new_value), to_gib(r.ddr.delta()));
     }
   }
   out += "gate    " + verdict(gate) + " (" + gate_settings_text(settings) + ")\n";
@@ -261,8 +260,8 @@ std::string render_markdown(const PlanDiff& d, const GateSettings& settings, con
     for (const RankChange& r : d.ranks)
       if (r.changed())
         out += fmt::format("| {} | {:.4f} | {:+.4f} | {:.2f} | {:+.2f} | {:.2f} | {:+.2f} |\n", r.rank, r.perf.new_value,
-                           r.perf.delta(), gib(r.hbm.new_value), gib(r.hbm.delta()), gib(r.ddr.new_value),
-                           gib(r.ddr.delta()));
+                           r.perf.delta(), to_gib(r.hbm.new_value), to_gib(r.hbm.delta()), to_gib(r.ddr.new_value),
+                           to_gib(r.ddr.delta()));
     out += "\n</details>\n";
   }
   return out;

@@ -78,7 +78,7 @@ std::string join(const std::vector<std::string>& v, const std::string& sep) {
 }
 
 // "0-7" for 0, 1, ..., 7; consecutive runs shortened, at most 8 items shown.
-std::string ranks_text(const std::vector<int>& ranks) {
+std::string rank_runs(const std::vector<int>& ranks) {
   std::vector<std::string> items;
   for (std::size_t i = 0; i < ranks.size();) {
     std::size_t j = i;
@@ -99,7 +99,7 @@ std::string reason_text(const TableExplanation& t, const ExplainedOption& e) {
   switch (e.verdict) {
     case OptionVerdict::kChosen: {
       const auto ranks = ranks_of(e.option);
-      std::string out = fmt::format("CHOSEN, on rank{} {}", ranks.size() > 1 ? "s" : "", ranks_text(ranks));
+      std::string out = fmt::format("CHOSEN, on rank{} {}", ranks.size() > 1 ? "s" : "", rank_runs(ranks));
       std::string runner_up;
       const auto other = best_other_rating(t, &e, &runner_up);
       if (other && t.plan_rating && *other == *t.plan_rating)

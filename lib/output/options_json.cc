@@ -55,7 +55,7 @@ nlohmann::json options_to_json(const std::vector<ShardingOption>& options) {
 }
 
 namespace {
-std::string gib(std::int64_t bytes) {
+std::string gib_text(std::int64_t bytes) {
   return fmt::format("{:.3f}", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
 }
 }  // namespace
@@ -68,7 +68,7 @@ std::string options_to_text(const std::vector<ShardingOption>& options) {
     Storage total = o.total_storage();
     out += fmt::format("{:<40} {:<18} {:<18} {:>6} {:>12.6f} {:>10} {:>10}\n", o.fqn(),
                        to_string(o.sharding_type), to_string(o.compute_kernel), o.num_shards(),
-                       o.total_perf(), gib(total.hbm), gib(total.ddr));
+                       o.total_perf(), gib_text(total.hbm), gib_text(total.ddr));
     for (std::size_t i = 0; i < o.shards.size(); ++i) {
       const auto& s = o.shards[i];
       Perf p = s.perf.value_or(Perf{});

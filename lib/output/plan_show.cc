@@ -14,7 +14,6 @@ namespace {
 
 constexpr std::size_t kTableColumn = 22;
 
-double gib(std::int64_t bytes) { return static_cast<double>(bytes) / static_cast<double>(kGiB); }
 
 
 // [0-3,8] with runs of three or more ranks joined; shortened to fit `width`.
@@ -66,7 +65,7 @@ std::string render_plan_show(const PlanFile& plan) {
       name.clear();
     }
     out += fmt::format(fmt::runtime(row), name, sharding_type_abbr(t.sharding_type), to_string(t.compute_kernel),
-                       ranks_text(t.ranks, 12), shards_text(t), fmt::format("{:.3f}", gib(t.total_storage.hbm)),
+                       ranks_text(t.ranks, 12), shards_text(t), fmt::format("{:.3f}", to_gib(t.total_storage.hbm)),
                        fmt::format("{:.4f}", t.total_perf));
   }
   double max_perf = 0;
@@ -79,9 +78,9 @@ std::string render_plan_show(const PlanFile& plan) {
     out += fmt::format("{:>4}  {} {:>8.4f}  {} {:>6.2f}/{:<7.2f}  {} {:>7.2f}/{:.2f}\n", r,
                        text_bar(rank.perf.total, max_perf), rank.perf.total,
                        text_bar(static_cast<double>(rank.storage.hbm), static_cast<double>(usable.hbm)),
-                       gib(rank.storage.hbm), gib(usable.hbm),
+                       to_gib(rank.storage.hbm), to_gib(usable.hbm),
                        text_bar(static_cast<double>(rank.storage.ddr), static_cast<double>(usable.ddr)),
-                       gib(rank.storage.ddr), gib(usable.ddr));
+                       to_gib(rank.storage.ddr), to_gib(usable.ddr));
   }
   return out;
 }

@@ -11,7 +11,6 @@ namespace shardplan {
 
 namespace {
 
-double gib(double bytes) { return bytes / static_cast<double>(kGiB); }
 
 // The first rank with the most bytes of one kind (hbm = true: used_hbm).
 std::optional<MemoryPeak> memory_peak(const PlanRun& run, const StatsReport& report, bool hbm) {
@@ -32,8 +31,8 @@ std::optional<MemoryPeak> memory_peak(const PlanRun& run, const StatsReport& rep
 
 std::string memory_line(const char* label, const std::optional<MemoryPeak>& peak, const char* capacity_word) {
   if (!peak) return "";
-  std::string out = fmt::format("{:<8}max {:.2f} GiB on rank {} of {:.2f} GiB {}", label, gib(static_cast<double>(peak->bytes)),
-                                peak->rank, gib(peak->capacity), capacity_word);
+  std::string out = fmt::format("{:<8}max {:.2f} GiB on rank {} of {:.2f} GiB {}", label, to_gib(static_cast<double>(peak->bytes)),
+                                peak->rank, to_gib(peak->capacity), capacity_word);
   if (peak->capacity > 0) out += fmt::format(" ({:.1f}%)", peak->ratio * 100);
   return out + "\n";
 }

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <nlohmann/json.hpp>
+
+#include "common/whole_number.h"
 
 namespace shardplan {
 
@@ -96,13 +97,6 @@ std::vector<std::string> csv_cells(std::string_view line) {
   return cells;
 }
 
-std::optional<std::size_t> whole_number(std::string_view text) {
-  std::size_t value = 0;
-  auto [ptr, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
 std::optional<double> number_cell(const std::string& text) {
   if (text.empty()) return std::nullopt;
   try {
@@ -159,8 +153,8 @@ std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_vi
   } else {
     const std::vector<std::string> cells = csv_cells(line);
     if (cells.size() != csv_columns || cells.size() < kLeadingColumns + kResultColumnCount) return std::nullopt;
-    const auto index = whole_number(cells[1]);
-    const auto points = whole_number(cells[2]);
+    const auto index = parse_whole_number(cells[1]);
+    const auto points = parse_whole_number(cells[2]);
     const std::string& feasible = cells[cells.size() - kResultColumnCount];
     if (cells[0].empty() || !index || !points || (feasible != "true" && feasible != "false")) return std::nullopt;
     record.sweep_id = cells[0];

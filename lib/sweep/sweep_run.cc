@@ -1,21 +1,14 @@
 #include "sweep/sweep_run.h"
 
-#include <charconv>
 #include <map>
 #include <mutex>
 
 #include "common/thread_pool.h"
+#include "common/whole_number.h"
 
 namespace shardplan {
 
 namespace {
-
-std::optional<std::size_t> whole_number(std::string_view text) {
-  std::size_t value = 0;
-  auto [ptr, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || error != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 // Hands results to `emit` in the order of their position, whatever order they finish in.
 class InOrderEmitter {
@@ -41,8 +34,8 @@ class InOrderEmitter {
 std::optional<SweepShard> parse_sweep_shard(std::string_view text) {
   const std::size_t slash = text.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
-  const auto k = whole_number(text.substr(0, slash));
-  const auto n = whole_number(text.substr(slash + 1));
+  const auto k = parse_whole_number(text.substr(0, slash));
+  const auto n = parse_whole_number(text.substr(slash + 1));
   if (!k || !n || *n == 0 || *k >= *n) return std::nullopt;
   return SweepShard{*k, *n};
 }

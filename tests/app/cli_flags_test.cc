@@ -12,8 +12,6 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kQuickstart = kSource + "/configs/quickstart.json";
 const std::string kUsageHint = "Run 'shardplan --help' (or 'shardplan COMMAND --help') for usage.\n";
 
 bool has_line(const std::string& text, const std::string& line) {
@@ -25,19 +23,19 @@ bool has_line(const std::string& text, const std::string& line) {
 bool mentions(const std::string& text, const std::string& word) { return text.find(word) != std::string::npos; }
 
 TEST_CASE("cli: a misspelled flag name gets the closest flag of its command", "[app][cli]") {
-  RunResult typo = run_shardplan("plan --config " + kQuickstart + " --partitoner greedy");
+  RunResult typo = run_shardplan("plan --config " + kQuickstartConfig + " --partitoner greedy");
   CHECK(typo.exit_code == 2);
   CHECK(typo.err == "error: --partitoner: unknown flag of 'shardplan plan', did you mean '--partitioner'?\n");
   CHECK(typo.out.empty());
-  RunResult with_value = run_shardplan("enumerate --config " + kQuickstart + " --fromat=text");
+  RunResult with_value = run_shardplan("enumerate --config " + kQuickstartConfig + " --fromat=text");
   CHECK(with_value.err == "error: --fromat: unknown flag of 'shardplan enumerate', did you mean '--format'?\n");
-  RunResult far = run_shardplan("validate --zzzzzz " + kQuickstart);
+  RunResult far = run_shardplan("validate --zzzzzz " + kQuickstartConfig);
   CHECK(far.err == "error: --zzzzzz: unknown flag of 'shardplan validate'; run 'shardplan validate --help' for its flags\n");
   RunResult top = run_shardplan("-q");
   CHECK(top.exit_code == 2);
   CHECK(top.err == "error: -q: unknown flag of 'shardplan'; run 'shardplan --help' for its flags\n");
   // A negative number is a value, not a flag: the command's own check answers.
-  RunResult negative = run_shardplan("plan --config " + kQuickstart + " --threads -1");
+  RunResult negative = run_shardplan("plan --config " + kQuickstartConfig + " --threads -1");
   CHECK(negative.err == "error: --threads: expected 0 or more, found -1\n");
 }
 
@@ -79,39 +77,39 @@ TEST_CASE("cli: enumerate offers only the flags it uses", "[app][cli]") {
     CHECK(mentions(plan, flag));
   }
   for (const char* flag : {"--batch-size", "--world-size", "--hbm-cap", "--format"}) CHECK(mentions(enumerate, flag));
-  RunResult refused = run_shardplan("enumerate --config " + kQuickstart + " --partitioner greedy");
+  RunResult refused = run_shardplan("enumerate --config " + kQuickstartConfig + " --partitioner greedy");
   CHECK(refused.exit_code == 2);
   CHECK(refused.err == "error: --partitioner: unknown flag of 'shardplan enumerate'; run 'shardplan enumerate --help' for its flags\n");
 }
 
 TEST_CASE("cli: numbers are checked in the project's words", "[app][cli]") {
-  RunResult word = run_shardplan("plan --config " + kQuickstart + " --reservation-percentage abc");
+  RunResult word = run_shardplan("plan --config " + kQuickstartConfig + " --reservation-percentage abc");
   CHECK(word.exit_code == 2);
   CHECK(word.err == "error: --reservation-percentage: expected a number, found 'abc'\n" + kUsageHint);
-  RunResult fraction = run_shardplan("plan --config " + kQuickstart + " --batch-size 1.5");
+  RunResult fraction = run_shardplan("plan --config " + kQuickstartConfig + " --batch-size 1.5");
   CHECK(fraction.exit_code == 2);
   CHECK(fraction.err == "error: --batch-size: expected an integer, found '1.5'\n" + kUsageHint);
-  RunResult threshold = run_shardplan("plan --config " + kQuickstart + " --greedy-threshold x");
+  RunResult threshold = run_shardplan("plan --config " + kQuickstartConfig + " --greedy-threshold x");
   CHECK(threshold.err == "error: --greedy-threshold: expected an integer, found 'x'\n" + kUsageHint);
   // Still accepted: the forms that were right before.
-  CHECK(run_shardplan("plan --config " + kQuickstart + " --reservation-percentage 0.2 --batch-size 64 --stats none -o /dev/null")
+  CHECK(run_shardplan("plan --config " + kQuickstartConfig + " --reservation-percentage 0.2 --batch-size 64 --stats none -o /dev/null")
             .exit_code == 0);
 }
 
 TEST_CASE("cli: - reads an input from stdin", "[app][cli]") {
-  RunResult from_file = run_shardplan("plan --config " + kQuickstart + " --stats none");
-  RunResult from_stdin = run_shardplan_with_stdin("plan --config - --stats none", kQuickstart);
+  RunResult from_file = run_shardplan("plan --config " + kQuickstartConfig + " --stats none");
+  RunResult from_stdin = run_shardplan_with_stdin("plan --config - --stats none", kQuickstartConfig);
   CHECK(from_stdin.exit_code == 0);
   CHECK(from_stdin.out == from_file.out);
   CHECK(!from_stdin.out.empty());
 
   const std::string bad_topology = write_scratch("stdin_topology.yaml", "world_size: 0\n");
   RunResult bad = run_shardplan_with_stdin(
-      "plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology - --stats none", bad_topology);
+      "plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology - --stats none", bad_topology);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "error: <stdin>:1:13: world_size: expected a positive integer, found 0\n");
 
-  RunResult validated = run_shardplan_with_stdin("validate -", kQuickstart);
+  RunResult validated = run_shardplan_with_stdin("validate -", kQuickstartConfig);
   CHECK(validated.exit_code == 0);
   CHECK(validated.out == "<stdin>: ok (case)\n");
 

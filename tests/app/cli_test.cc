@@ -12,19 +12,19 @@
 namespace {
 
 using Result = shardplan::testing::RunResult;
+using shardplan::testing::kSourceDir;
 
 Result run(const std::string& args) { return shardplan::testing::run_shardplan(args); }
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 }  // namespace
 
 TEST_CASE("validate: valid files print ok with their kind and exit 0", "[config][app]") {
-  Result r = run("validate " + kSource + "/configs/topology-1x8-80g.yaml " + kSource +
-                 "/configs/planner-default.yaml " + kSource + "/configs/quickstart.json");
+  Result r = run("validate " + kSourceDir + "/configs/topology-1x8-80g.yaml " + kSourceDir +
+                 "/configs/planner-default.yaml " + kSourceDir + "/configs/quickstart.json");
   CHECK(r.exit_code == 0);
-  CHECK(r.out == kSource + "/configs/topology-1x8-80g.yaml: ok (topology)\n" + kSource +
-                     "/configs/planner-default.yaml: ok (planner)\n" + kSource + "/configs/quickstart.json: ok (case)\n");
+  CHECK(r.out == kSourceDir + "/configs/topology-1x8-80g.yaml: ok (topology)\n" + kSourceDir +
+                     "/configs/planner-default.yaml: ok (planner)\n" + kSourceDir + "/configs/quickstart.json: ok (case)\n");
   CHECK(r.err.empty());
 }
 

@@ -19,13 +19,12 @@ namespace shardplan::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kQuickstart = "--config " + kSource + "/configs/quickstart.json --stats none";
+const std::string kDiffInputs = "--config " + kQuickstartConfig + " --stats none";
 
 // Plans the quickstart with `flags` into scratch file `name`; returns its path.
 std::string plan_to(const std::string& name, const std::string& flags) {
   const std::string path = scratch_prefix() + name;
-  RunResult r = run_shardplan("plan " + kQuickstart + " " + flags + " -o " + path);
+  RunResult r = run_shardplan("plan " + kDiffInputs + " " + flags + " -o " + path);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   return path;
@@ -150,7 +149,7 @@ TEST_CASE("diff: markdown for a pull-request comment", "[app][diff]") {
 
 TEST_CASE("diff and show: a file that is not a plan is an error with the schema's words, positioned", "[app][diff]") {
   const std::string base = plan_to("diff-bad-a.json", "");
-  const std::string model = kSource + "/configs/dlrm-criteo-terabyte.yaml";
+  const std::string model = kSourceDir + "/configs/dlrm-criteo-terabyte.yaml";
   RunResult not_plan = run_shardplan("diff " + base + " " + model);
   CHECK(not_plan.exit_code == 2);
   CHECK(not_plan.out.empty());
@@ -188,8 +187,8 @@ TEST_CASE("diff and show: a file that is not a plan is an error with the schema'
 
 TEST_CASE("show: one row per table and per rank within 100 columns", "[app][show]") {
   const std::string path = scratch_prefix() + "show-plan.json";
-  RunResult planned = run_shardplan("plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " +
-                                    kSource + "/configs/topology-2x8-80g.yaml --stats none -o " + path);
+  RunResult planned = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " +
+                                    kSourceDir + "/configs/topology-2x8-80g.yaml --stats none -o " + path);
   REQUIRE(planned.exit_code == 0);
   const auto plan = plan_json(path);
   RunResult r = run_shardplan("show " + path);
@@ -231,7 +230,7 @@ TEST_CASE("show: one row per table and per rank within 100 columns", "[app][show
 // README's CI snippets run `shardplan diff` with one gate command; the test finds it
 // in both snippets (they must agree) and runs it on two real plans.
 TEST_CASE("README: the CI gate command fails a regressed plan and passes an equal one", "[app][diff][readme]") {
-  const std::string readme = slurp(kSource + "/README.md");
+  const std::string readme = slurp(kSourceDir + "/README.md");
   std::vector<std::string> gates;  // the diff lines with --fail-on in ```yaml blocks
   bool in_yaml = false;
   for (const auto& line : split_lines(readme)) {
@@ -249,8 +248,8 @@ TEST_CASE("README: the CI gate command fails a regressed plan and passes an equa
   fs::remove_all(dir);
   fs::create_directories(dir);
   auto gate_exit = [&](const std::string& old_flags, const std::string& new_flags) {
-    REQUIRE(run_shardplan("plan " + kQuickstart + " " + old_flags + " -o " + dir + "main-plan.json").exit_code == 0);
-    REQUIRE(run_shardplan("plan " + kQuickstart + " " + new_flags + " -o " + dir + "plan.json").exit_code == 0);
+    REQUIRE(run_shardplan("plan " + kDiffInputs + " " + old_flags + " -o " + dir + "main-plan.json").exit_code == 0);
+    REQUIRE(run_shardplan("plan " + kDiffInputs + " " + new_flags + " -o " + dir + "plan.json").exit_code == 0);
     const std::string command = "cd '" + dir + "' && " + std::string(SHARDPLAN_BINARY) + gates[0].substr(9) +
                                 " >/dev/null 2>&1";
     const int status = std::system(command.c_str());

@@ -19,8 +19,6 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kQuickstart = kSource + "/configs/quickstart.json";
 
 nlohmann::json explain_json(const std::string& args) {
   RunResult r = run_shardplan("explain " + args + " --format json");
@@ -41,13 +39,13 @@ std::map<std::string, std::string> verdicts(const nlohmann::json& doc) {
 
 TEST_CASE("explain: the winner is the plan file's placement, for every table", "[app][explain]") {
   const std::string plan_path = scratch_prefix() + "explain_plan.json";
-  REQUIRE(run_shardplan("plan --config " + kQuickstart + " --stats none -o " + plan_path).exit_code == 0);
+  REQUIRE(run_shardplan("plan --config " + kQuickstartConfig + " --stats none -o " + plan_path).exit_code == 0);
   const nlohmann::json plan = nlohmann::json::parse(slurp(plan_path));
   int tables = 0;
   for (const auto& [path, module] : plan["plan"].items()) {
     for (const auto& [name, placed] : module.items()) {
       ++tables;
-      const nlohmann::json doc = explain_json("--config " + kQuickstart + " --table " + path + "." + name);
+      const nlohmann::json doc = explain_json("--config " + kQuickstartConfig + " --table " + path + "." + name);
       const nlohmann::json& table = doc["tables"][0];
       INFO(path << "." << name);
       CHECK(table["fqn"] == path + "." + name);
@@ -77,8 +75,8 @@ TEST_CASE("explain: the winner is the plan file's placement, for every table", "
 }
 
 TEST_CASE("explain: the text names the bottleneck rank and the lower bound", "[app][explain]") {
-  RunResult text = run_shardplan("explain --config " + kQuickstart + " --table sparse.ebc.t_query");
-  RunResult stats = run_shardplan("plan --config " + kQuickstart + " --stats json -o /dev/null");
+  RunResult text = run_shardplan("explain --config " + kQuickstartConfig + " --table sparse.ebc.t_query");
+  RunResult stats = run_shardplan("plan --config " + kQuickstartConfig + " --stats json -o /dev/null");
   REQUIRE(text.exit_code == 0);
   REQUIRE(stats.exit_code == 0);
   const nlohmann::json report = nlohmann::json::parse(stats.err);
@@ -101,7 +99,7 @@ TEST_CASE("explain: the text names the bottleneck rank and the lower bound", "[a
 
 TEST_CASE("explain: rated worse and excluded by a constraint", "[app][explain]") {
   // t_query allows table_wise, row_wise and column_wise only.
-  const auto doc = explain_json("--config " + kQuickstart + " --table sparse.ebc.t_query");
+  const auto doc = explain_json("--config " + kQuickstartConfig + " --table sparse.ebc.t_query");
   const auto v = verdicts(doc);
   CHECK(v.at("data_parallel/dense") == "excluded");
   CHECK(v.at("table_row_wise/fused") == "excluded");
@@ -135,16 +133,16 @@ planner: {}
   CHECK(v.at("data_parallel/dense") == "did_not_fit");
   CHECK(v.at("table_wise/fused_uvm") == "rated_worse");
   // The uniform proposer proposes one option per sharding type: the others never come up.
-  const auto uniform = verdicts(explain_json("--config " + kQuickstart + " --table t_user --proposers uniform"));
+  const auto uniform = verdicts(explain_json("--config " + kQuickstartConfig + " --table t_user --proposers uniform"));
   CHECK(uniform.at("table_wise/fused_uvm") == "never_proposed");
   CHECK(uniform.at("data_parallel/dense") == "never_proposed");
 
   RunResult text = run_shardplan("explain --config " + config + " --table ebc.wide");
   REQUIRE(text.exit_code == 0);
   CHECK(text.out.find("\n      did not fit on any rank (largest free rank 13.60 GiB HBM)\n") != std::string::npos);
-  RunResult never = run_shardplan("explain --config " + kQuickstart + " --table t_user --proposers uniform");
+  RunResult never = run_shardplan("explain --config " + kQuickstartConfig + " --table t_user --proposers uniform");
   CHECK(never.out.find("\n      never proposed\n") != std::string::npos);
-  RunResult quick = run_shardplan("explain --config " + kQuickstart + " --table t_query");
+  RunResult quick = run_shardplan("explain --config " + kQuickstartConfig + " --table t_query");
   CHECK(quick.out.find("\n      excluded by a constraint: sharding_types\n") != std::string::npos);
   CHECK(quick.out.find("\n      rated worse: best with it ") != std::string::npos);
   for (const RunResult* r : {&text, &never, &quick})
@@ -152,7 +150,7 @@ planner: {}
 }
 
 TEST_CASE("explain: an infeasible model without --table explains its failing tables", "[app][explain]") {
-  RunResult r = run_shardplan("explain --config " + kSource + "/configs/examples/infeasible.yaml --format json");
+  RunResult r = run_shardplan("explain --config " + kSourceDir + "/configs/examples/infeasible.yaml --format json");
   CHECK(r.exit_code == 1);
   CHECK(r.err.rfind("error: no feasible plan (INSUFFICIENT_STORAGE", 0) == 0);
   const nlohmann::json doc = nlohmann::json::parse(r.out);
@@ -187,14 +185,14 @@ TEST_CASE("explain: an infeasible model whose tables each fit says to name one",
 }
 
 TEST_CASE("explain: bad --table and --format are positioned errors", "[app][explain]") {
-  RunResult typo = run_shardplan("explain --config " + kQuickstart + " --table t_qeury");
+  RunResult typo = run_shardplan("explain --config " + kQuickstartConfig + " --table t_qeury");
   CHECK(typo.exit_code == 2);
   CHECK(typo.err == "error: --table: unknown table 't_qeury', did you mean 'sparse.ebc.t_query'?\n");
   CHECK(typo.out.empty());
-  RunResult missing = run_shardplan("explain --config " + kQuickstart);
+  RunResult missing = run_shardplan("explain --config " + kQuickstartConfig);
   CHECK(missing.exit_code == 2);
   CHECK(missing.err.rfind("error: --table: expected the table to explain", 0) == 0);
-  RunResult format = run_shardplan("explain --config " + kQuickstart + " --table t_user --format xml");
+  RunResult format = run_shardplan("explain --config " + kQuickstartConfig + " --table t_user --format xml");
   CHECK(format.exit_code == 2);
   CHECK(format.err == "error: --format: expected text or json, found 'xml'\n");
   RunResult help = run_shardplan("explain --help");

@@ -13,7 +13,6 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 std::vector<std::string> schema_problems(const std::string& schema, const nlohmann::json& doc) {
   return schema_errors(load_schema(schema), doc);
@@ -21,10 +20,10 @@ std::vector<std::string> schema_problems(const std::string& schema, const nlohma
 
 TEST_CASE("plan: every example in configs/ plans and its plan file validates", "[app][plan]") {
   const std::vector<std::string> inputs = {
-      "--config " + kSource + "/configs/quickstart.json",
-      "--model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
-          "/configs/topology-1x8-80g.yaml --planner " + kSource + "/configs/planner-default.yaml",
-      "--model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
+      "--config " + kSourceDir + "/configs/quickstart.json",
+      "--model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
+          "/configs/topology-1x8-80g.yaml --planner " + kSourceDir + "/configs/planner-default.yaml",
+      "--model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
           "/configs/topology-2x8-80g.yaml",
   };
   for (const auto& input : inputs) {
@@ -56,7 +55,7 @@ TEST_CASE("plan: every example in configs/ plans and its plan file validates", "
 }
 
 TEST_CASE("plan: the same input gives a byte-identical plan file", "[app][plan][determinism]") {
-  std::string args = "plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
+  std::string args = "plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
                      "/configs/topology-2x8-80g.yaml --stats none";
   RunResult first = run_shardplan(args);
   RunResult second = run_shardplan(args);
@@ -167,7 +166,7 @@ TEST_CASE("plan: a table that cannot be laid out exits 1 naming the table and wh
 }
 
 TEST_CASE("plan: bad flags exit 2 with a suggestion", "[app][plan]") {
-  std::string config = "--config " + kSource + "/configs/quickstart.json";
+  std::string config = "--config " + kSourceDir + "/configs/quickstart.json";
   RunResult r = run_shardplan("plan " + config + " --partitioner greedyy");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "error: --partitioner: unknown name 'greedyy', did you mean 'greedy'?\n");
@@ -177,13 +176,13 @@ TEST_CASE("plan: bad flags exit 2 with a suggestion", "[app][plan]") {
   r = run_shardplan("plan " + config + " --stats yaml");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "error: --stats: expected summary, torchrec, json, none or text, found 'yaml'\n");
-  r = run_shardplan("plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml");
+  r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml");
   CHECK(r.exit_code == 2);
   CHECK(r.err == "error: --model needs --topology FILE as well\n");
 }
 
 TEST_CASE("plan: flags override the planner options", "[app][plan]") {
-  std::string config = "--config " + kSource + "/configs/quickstart.json --stats none";
+  std::string config = "--config " + kSourceDir + "/configs/quickstart.json --stats none";
   RunResult base = run_shardplan("plan " + config);
   RunResult wide = run_shardplan("plan " + config + " --world-size 4 --local-world-size 2");
   REQUIRE(base.exit_code == 0);
@@ -194,7 +193,7 @@ TEST_CASE("plan: flags override the planner options", "[app][plan]") {
 }
 
 TEST_CASE("enumerate: JSON output validates and equals torchrec's options", "[app][enumerate]") {
-  RunResult r = run_shardplan("enumerate --config " + kSource + "/configs/quickstart.json");
+  RunResult r = run_shardplan("enumerate --config " + kSourceDir + "/configs/quickstart.json");
   REQUIRE(r.exit_code == 0);
   nlohmann::json doc = nlohmann::json::parse(r.out);
   auto problems = schema_problems("enumerate.schema.json", doc);
@@ -223,8 +222,8 @@ TEST_CASE("enumerate: JSON output validates and equals torchrec's options", "[ap
 }
 
 TEST_CASE("enumerate: text output lists every option", "[app][enumerate]") {
-  RunResult json_run = run_shardplan("enumerate --config " + kSource + "/configs/quickstart.json");
-  RunResult text_run = run_shardplan("enumerate --config " + kSource + "/configs/quickstart.json --format text");
+  RunResult json_run = run_shardplan("enumerate --config " + kSourceDir + "/configs/quickstart.json");
+  RunResult text_run = run_shardplan("enumerate --config " + kSourceDir + "/configs/quickstart.json --format text");
   REQUIRE(text_run.exit_code == 0);
   // Named: a range-for over a member of a temporary reads freed memory (ASan).
   const nlohmann::json options = nlohmann::json::parse(json_run.out);

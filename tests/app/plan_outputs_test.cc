@@ -13,15 +13,13 @@ namespace shardplan::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kQuickstart = kSource + "/configs/quickstart.json";
 
 TEST_CASE("plan: the plan file records the tool version and a hash of the normalised inputs", "[app][plan][provenance]") {
   RunResult version = run_shardplan("--version");
   REQUIRE(version.exit_code == 0);
-  RunResult a = run_shardplan("plan --config " + kQuickstart + " --stats none");
-  RunResult b = run_shardplan("plan --config " + kQuickstart + " --stats none --threads 1 --partitioner greedy");
-  RunResult c = run_shardplan("plan --config " + kQuickstart + " --stats none --batch-size 64");
+  RunResult a = run_shardplan("plan --config " + kQuickstartConfig + " --stats none");
+  RunResult b = run_shardplan("plan --config " + kQuickstartConfig + " --stats none --threads 1 --partitioner greedy");
+  RunResult c = run_shardplan("plan --config " + kQuickstartConfig + " --stats none --batch-size 64");
   REQUIRE(a.exit_code == 0);
   REQUIRE(b.exit_code == 0);
   REQUIRE(c.exit_code == 0);
@@ -46,7 +44,7 @@ TEST_CASE("plan: the plan file records the tool version and a hash of the normal
 }
 
 TEST_CASE("plan --stats json: stderr is one JSON document, with the failure kind when the run fails", "[app][plan][stats]") {
-  RunResult infeasible = run_shardplan("plan --config " + kSource + "/configs/examples/infeasible.yaml --stats json");
+  RunResult infeasible = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats json");
   CHECK(infeasible.exit_code == 1);
   nlohmann::json report;
   REQUIRE_NOTHROW(report = nlohmann::json::parse(infeasible.err));
@@ -55,14 +53,14 @@ TEST_CASE("plan --stats json: stderr is one JSON document, with the failure kind
   CHECK(report["failure"]["stage"] == "plan");
   CHECK(report["failure"]["message"].get<std::string>().rfind("no feasible plan (INSUFFICIENT_STORAGE", 0) == 0);
 
-  RunResult bad = run_shardplan("plan --config " + kSource + "/configs/examples/bad.yaml --stats json");
+  RunResult bad = run_shardplan("plan --config " + kSourceDir + "/configs/examples/bad.yaml --stats json");
   CHECK(bad.exit_code == 2);
   REQUIRE_NOTHROW(report = nlohmann::json::parse(bad.err));
   CHECK(report["failure"]["kind"] == "BAD_INPUT");
   REQUIRE(report["failure"]["diagnostics"].size() >= 1);
   CHECK(report["failure"]["diagnostics"][0]["line"].get<int>() > 0);
 
-  RunResult ok = run_shardplan("plan --config " + kQuickstart + " --stats json -o /dev/null");
+  RunResult ok = run_shardplan("plan --config " + kQuickstartConfig + " --stats json -o /dev/null");
   CHECK(ok.exit_code == 0);
   REQUIRE_NOTHROW(report = nlohmann::json::parse(ok.err));
   CHECK_FALSE(report.contains("failure"));
@@ -71,30 +69,30 @@ TEST_CASE("plan --stats json: stderr is one JSON document, with the failure kind
 TEST_CASE("plan: a failed run removes an earlier plan at -o FILE", "[app][plan][stale]") {
   const std::string out = scratch_prefix() + "stale-plan.json";
   auto plant_old_plan = [&] {
-    RunResult first = run_shardplan("plan --config " + kQuickstart + " --stats none -o " + out);
+    RunResult first = run_shardplan("plan --config " + kQuickstartConfig + " --stats none -o " + out);
     REQUIRE(first.exit_code == 0);
     REQUIRE(fs::exists(out));
   };
   plant_old_plan();
-  RunResult infeasible = run_shardplan("plan --config " + kSource + "/configs/examples/infeasible.yaml --stats none -o " + out);
+  RunResult infeasible = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats none -o " + out);
   CHECK(infeasible.exit_code == 1);
   CHECK_FALSE(fs::exists(out));
 
   plant_old_plan();
-  RunResult bad = run_shardplan("plan --config " + kSource + "/configs/examples/bad.yaml -o " + out);
+  RunResult bad = run_shardplan("plan --config " + kSourceDir + "/configs/examples/bad.yaml -o " + out);
   CHECK(bad.exit_code == 2);
   CHECK_FALSE(fs::exists(out));
 
   plant_old_plan();
-  RunResult bad_flag = run_shardplan("plan --config " + kQuickstart + " --batch-size 0 -o " + out);
+  RunResult bad_flag = run_shardplan("plan --config " + kQuickstartConfig + " --batch-size 0 -o " + out);
   CHECK(bad_flag.exit_code == 2);
   CHECK_FALSE(fs::exists(out));
 
   // An input file named as the output is never removed.
-  const std::string input = write_scratch("stale-input.json", slurp(kQuickstart));
+  const std::string input = write_scratch("stale-input.json", slurp(kQuickstartConfig));
   RunResult self = run_shardplan("plan --config " + input + " --batch-size 0 -o " + input);
   CHECK(self.exit_code == 2);
-  CHECK(slurp(input) == slurp(kQuickstart));
+  CHECK(slurp(input) == slurp(kQuickstartConfig));
 }
 
 TEST_CASE("plan: --hbm-cap / --ddr-cap on a topology with per-rank caps is an error", "[app][plan][overrides]") {
@@ -103,7 +101,7 @@ TEST_CASE("plan: --hbm-cap / --ddr-cap on a topology with per-rank caps is an er
                                              "hbm_cap: 16 GiB\n"
                                              "custom:\n"
                                              "  hbm_cap: [8 GiB, 16 GiB]\n");
-  const std::string model = kSource + "/configs/dlrm-criteo-terabyte.yaml";
+  const std::string model = kSourceDir + "/configs/dlrm-criteo-terabyte.yaml";
   RunResult r = run_shardplan("plan --model " + model + " --topology " + topology + " --hbm-cap '80 GiB' --stats none");
   CHECK(r.exit_code == 2);
   CHECK(r.err ==

@@ -20,7 +20,6 @@ namespace shardplan::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 struct Example {
   int line = 0;                // README line of the command
@@ -91,11 +90,11 @@ TEST_CASE("README: every shell example runs as written", "[app][readme]") {
   const std::string dir = scratch_prefix() + "readme/";
   fs::remove_all(dir);
   fs::create_directories(dir + "bin");
-  for (const char* sub : {"configs", "schemas", "scripts"}) fs::create_directory_symlink(kSource + "/" + sub, dir + sub);
+  for (const char* sub : {"configs", "schemas", "scripts"}) fs::create_directory_symlink(kSourceDir + "/" + sub, dir + sub);
   fs::create_symlink(SHARDPLAN_BINARY, dir + "bin/shardplan");
 
   int ran = 0;
-  for (const Example& e : readme_examples(slurp(kSource + "/README.md"))) {
+  for (const Example& e : readme_examples(slurp(kSourceDir + "/README.md"))) {
     INFO("README.md:" << e.line << ": " << e.command);
     // The two set-up scripts install and build: the whole suite runs inside one of them.
     if (e.command == "scripts/quickstart.sh" || e.command == "scripts/test.sh") continue;

@@ -16,10 +16,9 @@ namespace shardplan::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kQuickstart = "--config " + kSource + "/configs/quickstart.json";
+const std::string kSweepConfig = "--config " + kQuickstartConfig;
 // 8 points; on up to 4 ranks, 100 MiB of HBM (and next to no DDR) cannot hold the model.
-const std::string kGrid = " --set world_size=1,2,4,8 --set 'hbm_cap=100 MiB,16 GiB' --set 'ddr_cap=1 MiB'";
+const std::string kGridFlags = " --set world_size=1,2,4,8 --set 'hbm_cap=100 MiB,16 GiB' --set 'ddr_cap=1 MiB'";
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -35,7 +34,7 @@ std::string scratch(const std::string& name) {
   return path;
 }
 
-RunResult sweep(const std::string& args) { return run_shardplan("sweep " + kQuickstart + kGrid + " " + args); }
+RunResult sweep(const std::string& args) { return run_shardplan("sweep " + kSweepConfig + kGridFlags + " " + args); }
 
 TEST_CASE("sweep: rows in grid order, byte-identical for --threads 1, 2 and 4", "[app][sweep][determinism]") {
   for (const char* format : {"jsonl", "csv"}) {
@@ -79,7 +78,7 @@ TEST_CASE("sweep: a point's figures and plan file are what plan gives with the s
     INFO(lines[i]);
     const std::string plan_path = scratch("sweep-plan.json");
     const RunResult plan =
-        run_shardplan("plan " + kQuickstart + " --world-size " +
+        run_shardplan("plan " + kSweepConfig + " --world-size " +
                       std::to_string(row["values"]["world_size"].get<int>()) + " --hbm-cap '" +
                       row["values"]["hbm_cap"].get<std::string>() + "' --ddr-cap '1 MiB' --stats none -o " + plan_path);
     const std::string plan_file = plans + "/point-00000" + std::to_string(i) + ".json";
@@ -134,7 +133,7 @@ TEST_CASE("sweep: --resume after a cut anywhere gives the uninterrupted run's by
   }
   // The output of another sweep is not resumed over.
   const std::string other = scratch("sweep-other.jsonl");
-  REQUIRE(run_shardplan("sweep " + kQuickstart + " --set world_size=1,2 -o " + other).exit_code == 0);
+  REQUIRE(run_shardplan("sweep " + kSweepConfig + " --set world_size=1,2 -o " + other).exit_code == 0);
   const std::string before = slurp(other);
   const RunResult refused = sweep("--resume -o " + other);
   CHECK(refused.exit_code == 2);
@@ -152,7 +151,7 @@ TEST_CASE("sweep: slices run as separate processes merge into the single run's b
     std::vector<std::string> slices;
     for (int k = 0; k < 3; ++k) {
       slices.push_back(scratch("slice-" + std::to_string(k) + "." + format));
-      command += "'" + std::string(SHARDPLAN_BINARY) + "' sweep " + kQuickstart + kGrid + " --format " + format +
+      command += "'" + std::string(SHARDPLAN_BINARY) + "' sweep " + kSweepConfig + kGridFlags + " --format " + format +
                  " --threads 1 --shard " + std::to_string(k) + "/3 -o " + slices.back() + " & ";
     }
     command += "wait";
@@ -178,7 +177,7 @@ TEST_CASE("sweep: slices run as separate processes merge into the single run's b
   const std::string b = scratch("other-1.jsonl");
   REQUIRE(sweep("--shard 0/2 -o " + a).exit_code == 0);
   REQUIRE(run_shardplan(
-              "sweep " + kQuickstart +
+              "sweep " + kSweepConfig +
               " --set world_size=1,2,4,8 --set 'hbm_cap=100 MiB,32 GiB' --set 'ddr_cap=1 MiB' --shard 1/2 -o " + b)
               .exit_code == 0);
   const RunResult mixed = run_shardplan("sweep merge " + a + " " + b);
@@ -205,7 +204,7 @@ TEST_CASE("sweep: --plot draws every feasible point against the first field", "[
 
 TEST_CASE("sweep: a bad --set is a positioned error, exit 2, and no output file", "[app][sweep][errors]") {
   const std::string out = scratch("sweep-bad.jsonl");
-  const RunResult r = run_shardplan("sweep " + kQuickstart +
+  const RunResult r = run_shardplan("sweep " + kSweepConfig +
                                     " --set world_sise=2 --set 'hbm_cap=16 GiB,lots' --set batch_size= -o " + out);
   CHECK(r.exit_code == 2);
   CHECK(r.err ==
@@ -213,7 +212,7 @@ TEST_CASE("sweep: a bad --set is a positioned error, exit 2, and no output file"
         "error: --set hbm_cap[1]: expected a size such as '80 GiB', found 'lots'\n"
         "error: --set batch_size: expected at least one value after '=', found none\n");
   CHECK_FALSE(fs::exists(out));
-  const RunResult range = run_shardplan("sweep " + kQuickstart + " --set world_size=4,0 -o " + out);
+  const RunResult range = run_shardplan("sweep " + kSweepConfig + " --set world_size=4,0 -o " + out);
   CHECK(range.exit_code == 2);
   CHECK(range.err == "error: --set world_size[1]: expected a positive integer, found 0\n");
   CHECK_FALSE(fs::exists(out));

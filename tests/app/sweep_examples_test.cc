@@ -14,9 +14,8 @@ namespace shardplan::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kCase = kSource + "/configs/quickstart.json";
-const std::string kGrid = kSource + "/configs/sweep/quickstart-grid.yaml";
+const std::string kCase = kSourceDir + "/configs/quickstart.json";
+const std::string kGridFile = kSourceDir + "/configs/sweep/quickstart-grid.yaml";
 
 std::string fresh_dir(const std::string& name) {
   const std::string dir = scratch_prefix() + name;
@@ -33,15 +32,15 @@ int run_bash(const std::string& script) {
 }
 
 std::string single_run() {
-  const RunResult r = run_shardplan("sweep --config " + kCase + " --sweep " + kGrid);
+  const RunResult r = run_shardplan("sweep --config " + kCase + " --sweep " + kGridFile);
   REQUIRE(r.exit_code == 0);
   return r.out;
 }
 
 TEST_CASE("sweep examples: the Slurm array script's slices merge into a single run's bytes", "[app][sweep][shard]") {
   const std::string out = fresh_dir("slurm-out");
-  const std::string env = "export N=3 CONFIG=" + kCase + " GRID=" + kGrid + " OUT=" + out + "; ";
-  const std::string script = kSource + "/examples/slurm/sweep.sbatch";
+  const std::string env = "export N=3 CONFIG=" + kCase + " GRID=" + kGridFile + " OUT=" + out + "; ";
+  const std::string script = kSourceDir + "/examples/slurm/sweep.sbatch";
   std::string slices;
   for (int k = 0; k < 3; ++k) slices += "SLURM_ARRAY_TASK_ID=" + std::to_string(k) + " bash " + script + " & ";
   REQUIRE(run_bash(env + slices + "wait") == 0);
@@ -53,15 +52,15 @@ TEST_CASE("sweep examples: the Slurm array script's slices merge into a single r
 
 TEST_CASE("sweep examples: the Kubernetes Indexed Job's pods and merge job give a single run's bytes",
           "[app][sweep][shard]") {
-  const YAML::Node job = YAML::LoadFile(kSource + "/examples/kubernetes/sweep-job.yaml");
-  const YAML::Node merge = YAML::LoadFile(kSource + "/examples/kubernetes/sweep-merge-job.yaml");
+  const YAML::Node job = YAML::LoadFile(kSourceDir + "/examples/kubernetes/sweep-job.yaml");
+  const YAML::Node merge = YAML::LoadFile(kSourceDir + "/examples/kubernetes/sweep-merge-job.yaml");
   REQUIRE(job["spec"]["completionMode"].as<std::string>() == "Indexed");
   const int n = job["spec"]["completions"].as<int>();
   CHECK(job["spec"]["parallelism"].as<int>() == n);
   const std::string inputs = fresh_dir("k8s-inputs");
   const std::string results = fresh_dir("k8s-results");
   fs::copy_file(kCase, inputs + "/case.json");
-  fs::copy_file(kGrid, inputs + "/grid.yaml");
+  fs::copy_file(kGridFile, inputs + "/grid.yaml");
   // The container's command, with the volumes' mount paths pointing at scratch folders.
   auto command_of = [&](const YAML::Node& manifest) {
     std::string text = manifest["spec"]["template"]["spec"]["containers"][0]["args"][0].as<std::string>();

@@ -15,11 +15,10 @@ namespace shardplan::testing {
 namespace {
 
 using nlohmann::json;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 json real_plan() {
   static const json plan = [] {
-    RunResult r = run_shardplan("plan --config " + kSource + "/configs/quickstart.json --stats none");
+    RunResult r = run_shardplan("plan --config " + kSourceDir + "/configs/quickstart.json --stats none");
     REQUIRE(r.exit_code == 0);
     return json::parse(r.out);
   }();

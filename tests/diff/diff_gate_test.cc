@@ -16,7 +16,7 @@ PlanDiff perf_diff(double old_perf, double new_perf) {
   return d;
 }
 
-std::string problem_of(const std::vector<std::string>& values) {
+std::string fail_on_problem(const std::vector<std::string>& values) {
   try {
     parse_fail_on(values);
   } catch (const InputError& e) {
@@ -67,14 +67,14 @@ TEST_CASE("diff gate: --fail-on conditions name what tripped them", "[diff][gate
 }
 
 TEST_CASE("diff gate: the --fail-on grammar's errors", "[diff][gate]") {
-  CHECK(problem_of({"hbm-over=0.9,kernel-change"}).empty());
-  CHECK(problem_of({"kernel-change=1"}) == "--fail-on: condition 'kernel-change' takes no value, found 'kernel-change=1'");
-  CHECK(problem_of({"ddr-over=0"}) ==
+  CHECK(fail_on_problem({"hbm-over=0.9,kernel-change"}).empty());
+  CHECK(fail_on_problem({"kernel-change=1"}) == "--fail-on: condition 'kernel-change' takes no value, found 'kernel-change=1'");
+  CHECK(fail_on_problem({"ddr-over=0"}) ==
         "--fail-on: condition 'ddr-over' needs a fraction above 0, e.g. 'ddr-over=0.9', found 'ddr-over=0'");
-  CHECK(problem_of({"hbm-over=0.9x"}) ==
+  CHECK(fail_on_problem({"hbm-over=0.9x"}) ==
         "--fail-on: condition 'hbm-over' needs a fraction above 0, e.g. 'hbm-over=0.9', found 'hbm-over=0.9x'");
-  CHECK(problem_of({"kernel-change,"}) == "--fail-on: expected a condition, found 'kernel-change,'");
-  CHECK(problem_of({"hbm-ovr=0.5"}) == "--fail-on: unknown condition 'hbm-ovr', did you mean 'hbm-over'?");
+  CHECK(fail_on_problem({"kernel-change,"}) == "--fail-on: expected a condition, found 'kernel-change,'");
+  CHECK(fail_on_problem({"hbm-ovr=0.5"}) == "--fail-on: unknown condition 'hbm-ovr', did you mean 'hbm-over'?");
 }
 
 TEST_CASE("show: text bars", "[show]") {

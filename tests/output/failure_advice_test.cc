@@ -16,7 +16,6 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 const std::string kBytes = R"(\d+\.\d\d (?:B|KiB|MiB|GiB|TiB))";
 
 // The line of `text` starting with `prefix` ("" when none does).
@@ -152,7 +151,7 @@ planner: {}
 }
 
 TEST_CASE("advice: a table too big in every option gets the capacity its nearest option lacks", "[app][advice]") {
-  const std::string config = kSource + "/configs/examples/infeasible.yaml";
+  const std::string config = kSourceDir + "/configs/examples/infeasible.yaml";
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);

@@ -8,22 +8,18 @@
 
 #include "config/config_test_util.h"
 #include "output/plan_report.h"
+#include "support/regex_count.h"
 #include "support/run_binary.h"
 
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-
-int count(const std::string& text, const std::regex& pattern) {
-  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
-}
 
 TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's per-rank storage", "[output][report]") {
   const std::string plan_path = scratch_prefix() + "report_plan.json";
   const std::string report_path = scratch_prefix() + "report.html";
   std::filesystem::remove(report_path);
-  RunResult r = run_shardplan("plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
+  RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
                               "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path + " --report " + report_path);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json plan = nlohmann::json::parse(slurp(plan_path));
@@ -32,10 +28,10 @@ TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's 
   CHECK(html.rfind("<!DOCTYPE html>\n", 0) == 0);
   CHECK(html.size() > 1000);
   // Self-contained: nothing fetched, nothing run.
-  CHECK(count(html, std::regex("<script|<link|<img|src=|href=|@import|url\\(")) == 0);
+  CHECK(count_matches(html, std::regex("<script|<link|<img|src=|href=|@import|url\\(")) == 0);
   const int world = plan["topology"]["world_size"].get<int>();
-  CHECK(count(html, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
-  CHECK(count(html, std::regex("<line class=\"usable\"")) == 2 * world);
+  CHECK(count_matches(html, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
+  CHECK(count_matches(html, std::regex("<line class=\"usable\"")) == 2 * world);
 
   // Sum the boxes' bytes per rank and kind; each rank's group runs to its "</g>".
   std::map<std::pair<int, std::string>, std::int64_t> bytes;
@@ -71,7 +67,7 @@ TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's 
 TEST_CASE("plan --report: no plan, no report file", "[output][report]") {
   const std::string report_path = scratch_prefix() + "report_infeasible.html";
   std::filesystem::remove(report_path);
-  RunResult r = run_shardplan("plan --config " + kSource + "/configs/examples/infeasible.yaml --stats none --report " +
+  RunResult r = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats none --report " +
                               report_path);
   CHECK(r.exit_code == 1);
   CHECK_FALSE(std::filesystem::exists(report_path));

@@ -14,13 +14,13 @@
 
 #include "config/config_test_util.h"
 #include "support/golden.h"
+#include "support/regex_count.h"
 #include "support/run_binary.h"
 
 namespace shardplan::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 std::string chromium_path() {
   for (const char* path : {"/usr/bin/chromium", "/usr/bin/chromium-browser"})
@@ -42,10 +42,6 @@ std::string chromium_command(const std::string& chromium, const std::string& pro
          " --disable-component-update --disable-sync --user-data-dir=" + profile;
 }
 
-int count(const std::string& text, const std::regex& pattern) {
-  return static_cast<int>(std::distance(std::sregex_iterator(text.begin(), text.end(), pattern), std::sregex_iterator()));
-}
-
 TEST_CASE("plan --report: headless Chromium renders one column of bars per rank", "[output][report][chromium]") {
   const std::string chromium = chromium_path();
   if (chromium.empty()) {
@@ -57,7 +53,7 @@ TEST_CASE("plan --report: headless Chromium renders one column of bars per rank"
   }
   const std::string plan_path = scratch_prefix() + "shot_plan.json";
   const std::string report_path = scratch_prefix() + "shot_report.html";
-  RunResult r = run_shardplan("plan --model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
+  RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
                               "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path + " --report " + report_path);
   REQUIRE(r.exit_code == 0);
   const int world = nlohmann::json::parse(slurp(plan_path))["topology"]["world_size"].get<int>();
@@ -70,7 +66,7 @@ TEST_CASE("plan --report: headless Chromium renders one column of bars per rank"
   const std::string dom_path = scratch_prefix() + "shot_dom.html";
   REQUIRE(shell(chromium_command(chromium, profile + "-dom") + " --dump-dom " + url + " >" + dom_path + " 2>/dev/null") == 0);
   const std::string dom = slurp(dom_path);
-  CHECK(count(dom, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
+  CHECK(count_matches(dom, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
   CHECK(dom.find("dlrm-criteo-terabyte: 8 ranks") != std::string::npos);
 
   // The picture: as big as asked, not blank, one perf bar per rank on some row.
@@ -88,7 +84,7 @@ TEST_CASE("plan --report: headless Chromium renders one column of bars per rank"
   std::string colours;
   for (const auto& c : perf_colours) colours += " '" + c + "'";
   const std::string summary_path = scratch_prefix() + "shot_summary.json";
-  REQUIRE(shell("python3 " + kSource + "/tests/output/png_summary.py " + png + colours + " >" + summary_path) == 0);
+  REQUIRE(shell("python3 " + kSourceDir + "/tests/output/png_summary.py " + png + colours + " >" + summary_path) == 0);
   const nlohmann::json summary = nlohmann::json::parse(slurp(summary_path));
   INFO("screenshot summary: " << summary.dump());
   CHECK(summary["width"] == 1000);

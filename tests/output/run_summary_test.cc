@@ -15,7 +15,6 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 constexpr double kGiBytes = 1024.0 * 1024.0 * 1024.0;
 
 // The line matching `pattern` (whole line), its groups; fails the test if absent.
@@ -101,8 +100,8 @@ void check_summary(const std::string& summary, const nlohmann::json& stats, cons
 
 TEST_CASE("plan: the default summary shows the --stats json figures within 100 columns", "[output][summary]") {
   const std::vector<std::string> inputs = {
-      "--config " + kSource + "/configs/quickstart.json",
-      "--model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
+      "--config " + kSourceDir + "/configs/quickstart.json",
+      "--model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
           "/configs/topology-2x8-80g.yaml",
   };
   for (const auto& input : inputs) {
@@ -121,7 +120,7 @@ TEST_CASE("plan: the default summary shows the --stats json figures within 100 c
 }
 
 TEST_CASE("plan: --stats torchrec and its old name text print EmbeddingStats", "[output][summary]") {
-  const std::string input = "--config " + kSource + "/configs/quickstart.json -o /dev/null";
+  const std::string input = "--config " + kSourceDir + "/configs/quickstart.json -o /dev/null";
   RunResult torchrec = run_shardplan("plan " + input + " --stats torchrec");
   RunResult text = run_shardplan("plan " + input + " --stats text");
   REQUIRE(torchrec.exit_code == 0);
@@ -136,7 +135,7 @@ TEST_CASE("plan: --stats torchrec and its old name text print EmbeddingStats", "
 }
 
 TEST_CASE("plan: a failed run prints no summary, only its error", "[output][summary]") {
-  RunResult r = run_shardplan("plan --config " + kSource + "/configs/examples/infeasible.yaml");
+  RunResult r = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml");
   CHECK(r.exit_code == 1);
   CHECK(r.err.rfind("error: no feasible plan (INSUFFICIENT_STORAGE, after ", 0) == 0);
 }

@@ -4,13 +4,13 @@
 
 #include "pipeline/pipeline_test_util.h"
 #include "support/golden.h"
+#include "support/run_binary.h"
 
 namespace shardplan::testing {
 namespace {
 
 using nlohmann::json;
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 // 4 layers of A = 100 bytes, batch 8, never checkpointed, 1000 bytes per device:
 // GPipe keeps all micro-batches of a stage, 1F1B at most p - j of them.
@@ -92,7 +92,7 @@ TEST_CASE("pipeline: --help has an example; the transformer config plans under a
   RunResult listing = run_shardplan("--help");
   CHECK(listing.out.find("pipeline") != std::string::npos);
 
-  const std::string config = slurp(kSource + "/configs/pipeline/transformer.yaml");
+  const std::string config = slurp(kSourceDir + "/configs/pipeline/transformer.yaml");
   REQUIRE(!config.empty());
   double gpipe_step = 0;
   for (const std::string schedule : {"gpipe", "1f1b", "interleaved_1f1b"}) {

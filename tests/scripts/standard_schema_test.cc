@@ -18,7 +18,6 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 // The Pythons that import jsonschema: Debian's own (4.10 resolves $ref through a
 // relative $id and failed on ours) and python3 on PATH when it is another one.
@@ -33,7 +32,7 @@ std::vector<std::string> pythons_with_jsonschema() {
 
 RunResult check_schemas(const std::string& python, const std::string& pairs) {
   const std::string out = scratch_prefix() + "check_schemas.out";
-  const std::string command = python + " " + kSource + "/scripts/check_schemas.py " + pairs + " >" + out + " 2>&1";
+  const std::string command = python + " " + kSourceDir + "/scripts/check_schemas.py " + pairs + " >" + out + " 2>&1";
   const int status = std::system(command.c_str());
   return RunResult{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), ""};
 }
@@ -49,13 +48,13 @@ TEST_CASE("schemas: python3-jsonschema validates plan, enumerate, explain and ca
   }
   const std::string plan = scratch_prefix() + "std_schema_plan.json";
   const std::string options = scratch_prefix() + "std_schema_options.json";
-  const std::string example = kSource + "/configs/quickstart.json";
+  const std::string example = kSourceDir + "/configs/quickstart.json";
   REQUIRE(run_shardplan("plan --config " + example + " --stats none -o " + plan).exit_code == 0);
   REQUIRE(run_shardplan("enumerate --config " + example + " -o " + options).exit_code == 0);
   const std::string explained = scratch_prefix() + "std_schema_explain.json";
   REQUIRE(run_shardplan("explain --config " + example + " --table sparse.ebc.t_query --format json -o " + explained)
               .exit_code == 0);
-  const std::string schemas = kSource + "/schemas/";
+  const std::string schemas = kSourceDir + "/schemas/";
   for (const auto& python : pythons) {
     INFO("validated by " << python);
     RunResult valid =

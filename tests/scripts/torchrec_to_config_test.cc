@@ -14,11 +14,10 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
 
 // Runs the converter on `module:function`; returns its exit code.
 int convert(const std::string& source, const std::string& out) {
-  const std::string command = "PYTHONPATH='" + kSource + "/tests/scripts:" + kSource + "/scripts' python3 '" + kSource +
+  const std::string command = "PYTHONPATH='" + kSourceDir + "/tests/scripts:" + kSourceDir + "/scripts' python3 '" + kSourceDir +
                               "/scripts/torchrec_to_config.py' " + source + " '" + out + "' >'" + out +
                               ".log' 2>&1";
   const int status = std::system(command.c_str());

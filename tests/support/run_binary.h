@@ -5,6 +5,11 @@
 
 namespace shardplan::testing {
 
+// The source tree (configs/, examples/, schemas/, README.md), set by CMake.
+inline const std::string kSourceDir = SHARDPLAN_SOURCE_DIR;
+// The README's example model: configs/quickstart.json.
+inline const std::string kQuickstartConfig = kSourceDir + "/configs/quickstart.json";
+
 struct RunResult {
   int exit_code = -1;
   std::string out;

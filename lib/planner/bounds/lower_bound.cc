@@ -12,8 +12,6 @@
 namespace shardplan {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 // One table's usable options and their levels (see levels below).
 struct TableFacts {
   std::vector<OptionFacts> options;  // usable options only

@@ -7,8 +7,6 @@
 namespace shardplan {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
 double cost(const WorkItem& o, const Multipliers& m) { return o.perf + m.per_hbm * o.hbm + m.per_ddr * o.ddr; }
 
 // Golden-section search of a function of one multiplier over [0, inf), through

@@ -6,11 +6,15 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 #include <vector>
 
 #include "planner/types.h"
 
 namespace shardplan {
+
+// The bounds' "no value": a level or cost no plan can reach.
+inline constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // One usable option: its total perf (ms) and storage (bytes), and its level: a
 // value the max-device load of every plan choosing it is at least (ms).

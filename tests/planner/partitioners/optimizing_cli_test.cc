@@ -10,8 +10,7 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kSource = SHARDPLAN_SOURCE_DIR;
-const std::string kDlrm = "--model " + kSource + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSource +
+const std::string kDlrm = "--model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
                           "/configs/topology-2x8-80g.yaml --stats none";
 
 double max_rank_perf(const std::string& plan_text) {
