@@ -86,11 +86,11 @@ int main(int argc, char** argv) {
     return static_cast<int>(ExitCode::kBadInput);
   } catch (const shardplan::OutOfMemoryError& e) {
     std::cerr << shardplan::out_of_memory_message(e.stage());
-    return shardplan::kOutOfMemoryExitCode;
+    return static_cast<int>(ExitCode::kOutOfMemory);
   } catch (const std::bad_alloc&) {
     // A command that does not say which stage it was in.
     std::cerr << shardplan::out_of_memory_message(std::string("running 'shardplan ") + (argc > 1 ? argv[1] : "") + "'");
-    return shardplan::kOutOfMemoryExitCode;
+    return static_cast<int>(ExitCode::kOutOfMemory);
   } catch (const std::exception& e) {
     // Not the user's fault, but still no stack trace: say what broke.
     std::cerr << "error: internal error: " << e.what() << "\n";

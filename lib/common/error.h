@@ -14,6 +14,7 @@ enum class ExitCode : int {
   kNoFeasiblePlan = 1,  // also: a regression found by `diff`
   kBadInput = 2,        // bad input file or bad command-line usage
   kInternal = 3,        // a bug in shardplan ("internal error"), never the input's fault
+  kOutOfMemory = 4,     // the model needs more memory than the machine gives (common/out_of_memory.h)
 };
 
 // A position in an input file; line and col are 1-based, 0 when unknown.

@@ -1,15 +1,12 @@
 // Running out of memory is neither bad input nor a bug: the model needs more memory
 // than the machine (or its ulimit) gives. Reported with the stage it happened in
-// and what bounds the work, exit code 4 (kOutOfMemoryExitCode).
+// and what bounds the work, exit code 4 (ExitCode::kOutOfMemory).
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
 namespace shardplan {
-
-// The exit code of a run that ran out of memory, after ExitCode's 0-3 (common/error.h).
-inline constexpr int kOutOfMemoryExitCode = 4;
 
 // std::bad_alloc, caught where the stage is known and re-thrown with it.
 class OutOfMemoryError : public std::runtime_error {
