@@ -35,10 +35,13 @@ int shell(const std::string& command) {
 }
 
 // Chromium as root in a container with the network closed: no sandbox, no GPU, and
-// nothing that phones home; a fresh profile per run.
+// nothing that phones home; a fresh profile per run. Shared memory in /tmp, not
+// /dev/shm: where /dev/shm is not writable (a chroot whose /dev lacks its tmpfs) or
+// small (Docker's 64 MiB), Chromium aborts (exit 134) before loading the page.
 std::string chromium_command(const std::string& chromium, const std::string& profile) {
   return "timeout 120 " + chromium +
-         " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking"
+         " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-quic --no-first-run"
+         " --disable-background-networking"
          " --disable-component-update --disable-sync --user-data-dir=" + profile;
 }
 
