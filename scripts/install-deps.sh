@@ -5,9 +5,18 @@
 set -euo pipefail
 
 packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema)
-# `install-deps.sh --for-tests` (scripts/test.sh) adds what only the test suite uses:
-# headless chromium for the report screenshot test.
-if [ "${1:-}" = "--for-tests" ]; then packages+=(chromium); fi
+# Options add what only some scripts use:
+#   --for-tests  headless chromium, for the report screenshot test (scripts/test.sh)
+#   --for-fuzz   clang and its sanitizer and libFuzzer runtimes (scripts/test-sanitized,
+#                scripts/fuzz). libclang-rt-dev is only a recommendation of clang, so
+#                --no-install-recommends alone leaves -fsanitize unable to link.
+for option in "$@"; do
+  case "$option" in
+    --for-tests) packages+=(chromium) ;;
+    --for-fuzz) packages+=(clang libclang-rt-dev) ;;
+    *) echo "install-deps: unknown option '$option' (expected --for-tests or --for-fuzz)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
