@@ -60,20 +60,6 @@ std::string join(const std::vector<std::string>& names) {
   return out + "]";
 }
 
-// torchrec's get_partition_by_type.
-PartitionBy partition_by_of(ShardingType t) {
-  switch (t) {
-    case ShardingType::kTableWise:
-    case ShardingType::kColumnWise: return PartitionBy::kDevice;
-    case ShardingType::kTableRowWise:
-    case ShardingType::kTableColumnWise: return PartitionBy::kHost;
-    case ShardingType::kRowWise:
-    case ShardingType::kDataParallel: return PartitionBy::kUniform;
-    case ShardingType::kGridShard: return PartitionBy::kMultiHost;
-  }
-  return PartitionBy::kDevice;
-}
-
 // Why a table lost its options, for the error message (torchrec logs it).
 struct FilterNotes {
   std::vector<std::string> lines;
@@ -354,6 +340,19 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   for (auto& table_options : per_table)
     for (auto& option : table_options) options.push_back(std::move(option));
   return options;
+}
+
+PartitionBy partition_by_of(ShardingType t) {
+  switch (t) {
+    case ShardingType::kTableWise:
+    case ShardingType::kColumnWise: return PartitionBy::kDevice;
+    case ShardingType::kTableRowWise:
+    case ShardingType::kTableColumnWise: return PartitionBy::kHost;
+    case ShardingType::kRowWise:
+    case ShardingType::kDataParallel: return PartitionBy::kUniform;
+    case ShardingType::kGridShard: return PartitionBy::kMultiHost;
+  }
+  return PartitionBy::kDevice;
 }
 
 }  // namespace shardplan

@@ -30,6 +30,9 @@ class EnumerationError : public std::runtime_error {
 // EmbeddingBagCollectionSharder: no DP on mtia, RW/TWRW/grid only on cuda/mtia).
 std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice device);
 
+// How a sharding type's shards are placed (torchrec's get_partition_by_type).
+PartitionBy partition_by_of(ShardingType type);
+
 // The sharding options of every table, estimated by `estimators` in the given
 // order (torchrec's default runs perf then storage; the two are independent).
 // Tables come in torchrec's order (modules depth-first, last child first, as its

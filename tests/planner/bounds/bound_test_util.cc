@@ -4,21 +4,10 @@
 #include <functional>
 #include <limits>
 
+#include "planner/enumerator.h"
+
 namespace shardplan::testing {
 namespace {
-
-PartitionBy partition_by_of(ShardingType type) {
-  switch (type) {
-    case ShardingType::kDataParallel:
-    case ShardingType::kRowWise: return PartitionBy::kUniform;
-    case ShardingType::kTableRowWise:
-    case ShardingType::kTableColumnWise: return PartitionBy::kHost;
-    case ShardingType::kGridShard: return PartitionBy::kMultiHost;
-    case ShardingType::kTableWise:
-    case ShardingType::kColumnWise: return PartitionBy::kDevice;
-  }
-  return PartitionBy::kDevice;
-}
 
 // Every device list the partition rule allows for `option` (one device per shard).
 std::vector<std::vector<int>> placements(const ShardingOption& option, int devices, int local) {

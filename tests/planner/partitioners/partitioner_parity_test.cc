@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "config/loader.h"
+#include "planner/enumerator.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "output/partition_failure_text.h"
 #include "planner/partitioners/greedy/placement_loads.h"
@@ -167,18 +168,6 @@ std::string compare_with_golden(const ChosenProposal& chosen, const SearchSpace&
     }
   }
   return "";
-}
-
-// torchrec's get_partition_by_type.
-PartitionBy partition_by_of(ShardingType type) {
-  switch (type) {
-    case ShardingType::kDataParallel:
-    case ShardingType::kRowWise: return PartitionBy::kUniform;
-    case ShardingType::kTableRowWise:
-    case ShardingType::kTableColumnWise: return PartitionBy::kHost;
-    case ShardingType::kGridShard: return PartitionBy::kMultiHost;
-    default: return PartitionBy::kDevice;
-  }
 }
 
 // The scale goldens carry no options: the plan's own shards (with estimates) are
