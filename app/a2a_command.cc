@@ -1,5 +1,5 @@
 // `shardplan a2a --input FILE [--output FILE]`: simulates torchrec's KJTAllToAll
-// (spec kjt-all-to-all.md) and prints what every destination rank receives and
+// (docs/formats/a2a.md) and prints what every destination rank receives and
 // what every collective moves, as JSON.
 #include <memory>
 #include <string>

@@ -1,4 +1,4 @@
-// `shardplan pipeline`: torch Pipe's stage plan for a sequential model (spec pipeline.md).
+// `shardplan pipeline`: torch Pipe's stage plan for a sequential model (docs/formats/pipeline.md).
 #include <iostream>
 #include <memory>
 

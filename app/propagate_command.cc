@@ -1,5 +1,5 @@
 // `shardplan propagate --input FILE [...]`: Shardy-style sharding propagation on a
-// small tensor program (spec propagation.md). Options -> lib/propagation.
+// small tensor program (docs/formats/propagate.md). Options -> lib/propagation.
 #include <iostream>
 #include <memory>
 

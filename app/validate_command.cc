@@ -49,7 +49,7 @@ CommandRun setup_validate(CLI::App& sub) {
       "Examples:\n"
       "  shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-2x8-80g.yaml\n"
       "  shardplan validate --kind planner configs/planner-default.yaml\n"
-      "  shardplan validate ../shared/cases/case-*.json\n"
+      "  shardplan validate configs/*.yaml configs/quickstart.json\n"
       "Prints 'FILE: ok (KIND)' per valid file and every problem as file:line:col: key.path: message;\n"
       "exit code 0 when all files are valid, 2 otherwise.");
   return [options] { return run(*options); };

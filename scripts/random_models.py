@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seeded random one-file cases (model, topology, planner) for shardplan.
 
-Every key of ../shared/spec/config-format.md appears in some of the generated
+Every key of docs/formats/model.md (and topology.md, planner.md) appears in some of the generated
 cases: both module kinds, every data type, multi-feature tables, every
 constraint field (empty lists, min_partition 0, num_poolings 0.0 and
 device_group included), cpu/cuda/mtia topologies of 1 to 256 ranks with any

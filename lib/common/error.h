@@ -8,7 +8,7 @@
 
 namespace shardplan {
 
-// Process exit codes (SPEC.md §2).
+// Process exit codes (docs/README.md, "Exit codes").
 enum class ExitCode : int {
   kOk = 0,
   kNoFeasiblePlan = 1,  // also: a regression found by `diff`

@@ -1,4 +1,4 @@
-// Typed inputs of the planner, as config-format.md describes them. The loader
+// Typed inputs of the planner, as docs/formats/ describes them. The loader
 // (loader.h) produces these; nothing past the loader sees strings for enums.
 // Optional fields stay unset when the user did not write them: defaults are applied
 // where torchrec applies them (Topology, enumerator, estimators), never here, so

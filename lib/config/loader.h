@@ -1,4 +1,4 @@
-// Loading and validating input files (config-format.md). Every function either
+// Loading and validating input files (docs/formats/). Every function either
 // returns fully typed, validated structs or throws InputError carrying EVERY
 // problem found in the file (file:line:col, key path, expected vs found, and a
 // "did you mean" where one helps). Nothing is silently fixed.

@@ -50,7 +50,7 @@ std::vector<Collective> collectives(const A2aInput& input, const std::vector<Des
 
   if (input.protocol == Protocol::kLengthsThenValues) {
     // torchrec v0.2's variable-batch path exchanges the batch sizes (int32) first;
-    // we emit it only when they actually differ (spec §8).
+    // we emit it only when they actually differ (docs/formats/a2a.md).
     if (batch_sizes_differ) {
       Collective batch_sizes = square(0, "batch_sizes", Dtype::kInt32, world);
       for (auto& row : batch_sizes.elements) row.assign(world, 1);

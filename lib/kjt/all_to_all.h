@@ -1,4 +1,4 @@
-// Simulating torchrec's KJTAllToAll (spec kjt-all-to-all.md §3-4): who owns which
+// Simulating torchrec's KJTAllToAll (docs/formats/a2a.md): who owns which
 // keys, the order sources are concatenated in, recat, and the collectives' element
 // matrices. No value is moved here; the writer (output_json.h) walks the result.
 #pragma once

@@ -1,4 +1,4 @@
-// The spec's validation of an a2a input (kjt-all-to-all.md §6): checks 1-8 in the
+// The spec's validation of an a2a input (docs/formats/a2a.md): checks 1-8 in the
 // prescribed order with the normative messages. Readers (input_reader.h) fill a
 // RawInput and turn each Problem's location into a file position.
 #pragma once

@@ -1,4 +1,4 @@
-// Reading an a2a input file (JSON or YAML, spec kjt-all-to-all.md §2) into a
+// Reading an a2a input file (JSON or YAML, docs/formats/a2a.md) into a
 // checked A2aInput, with every problem reported as file:line:col: key.path: message.
 #pragma once
 

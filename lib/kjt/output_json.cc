@@ -34,7 +34,7 @@ void append_matrix(const std::vector<std::vector<std::int64_t>>& rows, std::stri
 }
 
 // The values (or weights) destination `d` receives: key-major over its keys, and
-// within a key the segment of every source in source order (spec §3). Each segment
+// within a key the segment of every source in source order (docs/formats/a2a.md). Each segment
 // is one contiguous run of tokens on its source, so it is copied as one slice.
 template <typename TokensOf>
 void append_moved_tokens(const A2aInput& input, const A2aResult& result, const Destination& d,
@@ -53,7 +53,7 @@ void append_moved_tokens(const A2aInput& input, const A2aResult& result, const D
   out += ']';
 }
 
-// offset_per_key of every source (spec §1): key k's values are [offsets[k], offsets[k+1]).
+// offset_per_key of every source (docs/formats/a2a.md): key k's values are [offsets[k], offsets[k+1]).
 std::vector<std::vector<std::size_t>> offsets_per_key(const A2aInput& input) {
   std::vector<std::vector<std::size_t>> out(input.inputs.size());
   for (std::size_t s = 0; s < input.inputs.size(); ++s) {

@@ -89,7 +89,7 @@ InputDistGroup group_traffic(const PlanTrafficInput& input, const std::vector<co
     group.collectives.push_back(std::move(splits));
     lengths.phase = 2;
   }
-  // Every rank has the same batch size here, so no batch_sizes exchange (spec §4).
+  // Every rank has the same batch size here, so no batch_sizes exchange (docs/formats/a2a.md).
   group.collectives.push_back(lengths);
   group.collectives.push_back(values);
   // A KJT carries weights for all of its keys or for none (torchrec's

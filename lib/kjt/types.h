@@ -1,4 +1,4 @@
-// The KeyedJaggedTensor all-to-all (torchrec's KJTAllToAll, spec kjt-all-to-all.md):
+// The KeyedJaggedTensor all-to-all (torchrec's KJTAllToAll, docs/formats/a2a.md):
 // what every source rank holds, how it is split, and what the collectives move.
 // Reading: kjt/input_reader.h; checks: kjt/input_checks.h; simulation: kjt/all_to_all.h;
 // rendering: kjt/output_json.h.
@@ -33,7 +33,7 @@ std::int64_t element_bytes(Dtype dtype);
 // True for int32/int64 (torchrec requires integer lengths and values).
 bool is_integer(Dtype dtype);
 
-// Which message sequence the all-to-all uses (spec §4).
+// Which message sequence the all-to-all uses (docs/formats/a2a.md).
 enum class Protocol { kLengthsThenValues, kSplitsThenTensors };
 
 inline constexpr NameTable<Protocol, 2> kProtocolNames{{
@@ -45,7 +45,7 @@ inline constexpr NameTable<Protocol, 2> kProtocolNames{{
 
 // JSON scalars kept as their compact JSON text, back to back with ',' between
 // them, so a run of consecutive tokens is one contiguous slice that can be copied
-// into the output as it is. Values are opaque (spec §2): they are moved, never parsed.
+// into the output as it is. Values are opaque (docs/formats/a2a.md): they are moved, never parsed.
 // Tokens that already lie that way in the input text (a compact JSON list) are not
 // copied at all: the list records their offsets in that text, which its owner
 // (A2aInput::source_text) keeps alive.
@@ -73,7 +73,7 @@ class TokenList {
   std::vector<std::uint32_t> ends_;
 };
 
-// One source rank's KeyedJaggedTensor (spec §1): K keys, one batch size B.
+// One source rank's KeyedJaggedTensor (docs/formats/a2a.md): K keys, one batch size B.
 struct SourceKjt {
   std::int64_t rank = 0;
   std::vector<std::string> keys;

@@ -1,4 +1,4 @@
-// The plan file (SPEC.md §3): `plan`, `per_rank` and `reserved` use the goldens'
+// The plan file (docs/formats/plan-file.md): `plan`, `per_rank` and `reserved` use the goldens'
 // field names; `plan` maps one-to-one onto torchrec's ParameterSharding.
 // Schema: schemas/plan.schema.json. Output is deterministic (model order, fixed
 // float format), and carries no timing.

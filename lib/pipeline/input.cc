@@ -28,7 +28,7 @@ const std::vector<std::string> kOptionKeys{
     "chunks",       "checkpoint", "deferred_batch_norm", "balance",     "stages", "balance_by",
     "partition_method", "balance_algorithm", "memory_aware", "param_scale", "ddp", "schedule", "virtual_stages"};
 
-// A value under `key`, or undefined when absent or null (spec §10.4: null = default).
+// A value under `key`, or undefined when absent or null (docs/formats/pipeline.md: null = default).
 Node given(NodeReader& r, const Node& map, const std::string& path, std::string_view key) {
   if (!map.IsDefined() || !map.IsMap()) return Node(YAML::NodeType::Undefined);
   Node n = r.field(map, path, key);
@@ -47,7 +47,7 @@ std::optional<double> plain_number(const Node& node) {
   return value;
 }
 
-// An integer >= 1 written as a number with no fraction (4 or 4.0; spec §10.3).
+// An integer >= 1 written as a number with no fraction (4 or 4.0; docs/formats/pipeline.md).
 std::optional<int> positive_whole(const Node& node) {
   auto value = plain_number(node);
   if (!value || *value < 1 || std::floor(*value) != *value || *value > 1e9) return std::nullopt;

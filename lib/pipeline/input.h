@@ -1,4 +1,4 @@
-// Reading a pipeline input file (YAML or JSON) with the checks of spec §2 in
+// Reading a pipeline input file (YAML or JSON) with the checks of docs/formats/pipeline.md in
 // their order and with Pipe's exception kinds in the messages.
 #pragma once
 

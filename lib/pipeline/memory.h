@@ -1,4 +1,4 @@
-// The memory model (spec §6): parameters, deferred BatchNorm buffers and the
+// The memory model (docs/formats/pipeline.md): parameters, deferred BatchNorm buffers and the
 // activations a device keeps while it runs its task order.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Splitting the mini-batch into micro-batches exactly as Pipe does (torch.chunk),
-// and which of them are checkpointed (spec §3).
+// and which of them are checkpointed (docs/formats/pipeline.md).
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@ namespace shardplan::pipeline {
 struct MicroBatches {
   std::vector<int> sizes;            // b_i, in order
   std::vector<bool> checkpointed;    // i < checkpoint_stop
-  std::vector<std::string> warnings;  // spec §3 and §6 (deferred BatchNorm)
+  std::vector<std::string> warnings;  // docs/formats/pipeline.md (deferred BatchNorm)
 };
 
 // torch.chunk(batch, chunks): c = ceil(B / chunks) samples each, m = ceil(B / c)

@@ -13,7 +13,7 @@ namespace {
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kRelativeTolerance = 1e-9;
 
-// a < b by more than the relative tolerance (spec §4: values within 1e-9 are equal).
+// a < b by more than the relative tolerance (docs/formats/pipeline.md: values within 1e-9 are equal).
 bool clearly_less(double a, double b) {
   if (!(a < b)) return false;
   if (b == kInfinity) return true;
@@ -38,7 +38,7 @@ std::vector<int> balance_from_choices(const std::vector<std::vector<int>>& choic
   return balance;
 }
 
-// The tie-breaking suffix DP of spec §4 step 2. `last_end(j, i)` bounds the ends
+// The tie-breaking suffix DP of docs/formats/pipeline.md step 2. `last_end(j, i)` bounds the ends
 // tried for stage j starting at i (every end past it costs more than the
 // threshold or does not fit); ends are tried in ascending order, so the same
 // feasible transitions give the same answer whatever the bound.

@@ -1,4 +1,4 @@
-// Cutting the layer list into contiguous stages (spec §4 with §10): per-layer
+// Cutting the layer list into contiguous stages (docs/formats/pipeline.md): per-layer
 // costs, the optimal balance (fast, and the plain DP it must agree with),
 // torchgpipe's blockpartition, DeepSpeed's uniform split.
 #pragma once
@@ -43,7 +43,7 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem);
 std::optional<std::vector<int>> optimal_balance_reference(const BalanceProblem& problem);
 
 // torchgpipe's balance.blockpartition.solve: lengths of the blocks it returns
-// (Python slice semantics, so blocks can be empty or overlap: spec §10.1).
+// (Python slice semantics, so blocks can be empty or overlap: docs/formats/pipeline.md).
 struct BlockpartitionResult {
   std::vector<int> balance;
   bool converged = true;  // false after kBlockpartitionMaxMoves moves

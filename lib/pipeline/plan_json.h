@@ -1,4 +1,4 @@
-// Rendering a pipeline plan as the JSON document of spec §7 (gpipe), extended
+// Rendering a pipeline plan as the JSON document of docs/formats/pipeline.md (gpipe), extended
 // for the 1F1B schedules (docs/pipeline-schedules.md).
 #pragma once
 

@@ -1,5 +1,5 @@
 // Request in, plan out: partitions the layers, schedules the micro-batches and
-// evaluates time, bubble, memory and transfers (spec §3-§7 and the schedules of
+// evaluates time, bubble, memory and transfers (docs/formats/pipeline.md and the schedules of
 // docs/pipeline-schedules.md). A plan that cannot be made is a normal result.
 #pragma once
 

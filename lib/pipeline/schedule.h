@@ -1,4 +1,4 @@
-// Which task runs when: Pipe's clock cycles (spec §5) and the per-device task
+// Which task runs when: Pipe's clock cycles (docs/formats/pipeline.md) and the per-device task
 // orders of 1F1B and interleaved 1F1B (docs/pipeline-schedules.md), with the time
 // each takes.
 #pragma once

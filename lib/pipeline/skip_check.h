@@ -1,4 +1,4 @@
-// torchgpipe's verify_skippables for the `skips` of an input (spec §2 check 5, §10.6).
+// torchgpipe's verify_skippables for the `skips` of an input (docs/formats/pipeline.md, check 5).
 #pragma once
 
 #include <string>

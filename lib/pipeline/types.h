@@ -1,4 +1,4 @@
-// The pipeline planner's value types (spec pipeline.md): the input a user
+// The pipeline planner's value types (docs/formats/pipeline.md): the input a user
 // describes, and the plan computed from it. Read this file first: the stages are
 //   reader (input.h) -> micro-batches (microbatch.h) -> partition (partition.h)
 //   -> schedule and time (schedule.h) -> memory (memory.h) -> plan (planner.h)

@@ -1,4 +1,4 @@
-// Aggressive factor propagation (spec §5, Shardy's AggressiveFactorPropagation):
+// Aggressive factor propagation (docs/formats/propagate.md, Shardy's AggressiveFactorPropagation):
 // resolves conflicts per tensor, preferring factors whose source tensor is bigger.
 #pragma once
 

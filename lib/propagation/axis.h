@@ -1,4 +1,4 @@
-// Axis algebra (spec propagation.md §2): references to whole mesh axes and to
+// Axis algebra (docs/formats/propagate.md): references to whole mesh axes and to
 // sub-axes `a:(pre)size`, and the relations Shardy's AxisRefAttr defines on them.
 #pragma once
 
@@ -59,7 +59,7 @@ void append_axis(AxisList& list, const AxisRef& x);
 // Product of the sizes of `list`.
 std::int64_t total_size(const AxisList& list);
 
-// How list A relates to list B (spec §2 `stat`).
+// How list A relates to list B (docs/formats/propagate.md `stat`).
 enum class PrefixStatus { kEqual, kStrictPrefix, kNotPrefix };
 PrefixStatus prefix_status(const AxisList& a, const AxisList& b);
 // `a` is a strict prefix of `b`: `b` adds sharding on top of `a`.

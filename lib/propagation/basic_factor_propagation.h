@@ -1,4 +1,4 @@
-// Basic factor propagation (spec §5, Shardy's BasicFactorPropagation): every
+// Basic factor propagation (docs/formats/propagate.md, Shardy's BasicFactorPropagation): every
 // tensor of the op takes the axes all of them are compatible with; no conflict
 // resolution. Its steps are shared with the aggressive propagation.
 #pragma once

@@ -1,4 +1,4 @@
-// The worklist driver (spec propagation.md §6, §7): visits ops until no sharding
+// The worklist driver (docs/formats/propagate.md): visits ops until no sharding
 // changes, mirroring MLIR's greedy rewriter with top-down order as Shardy runs it.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The factor propagation interface (spec propagation.md §5, Shardy's
+// The factor propagation interface (docs/formats/propagate.md, Shardy's
 // FactorPropagation): how axes move between the tensors of one op visit.
 #pragma once
 

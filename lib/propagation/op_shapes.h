@@ -1,4 +1,4 @@
-// Shape rules of the op kinds (spec propagation.md §1): operand counts, attribute
+// Shape rules of the op kinds (docs/formats/propagate.md): operand counts, attribute
 // checks and result shape inference, shared by both input readers.
 #pragma once
 

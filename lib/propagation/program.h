@@ -1,4 +1,4 @@
-// The tensor program `propagate` reads (spec propagation.md §1), its options
+// The tensor program `propagate` reads (docs/formats/propagate.md), its options
 // (§7, §12.7) and the name tables of its enums.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Reading and validating a `propagate` input (spec propagation.md §1, §9, §12.6):
+// Reading and validating a `propagate` input (docs/formats/propagate.md):
 // every problem is reported, in the spec's check order, before anything runs.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Projection (spec propagation.md §4): a tensor sharding seen through an op's
+// Projection (docs/formats/propagate.md): a tensor sharding seen through an op's
 // sharding rule as one sharding per factor, and back.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Renderers of a propagation result (spec propagation.md §8): the JSON result,
+// Renderers of a propagation result (docs/formats/propagate.md): the JSON result,
 // the `--format text` listing, and the program dumps. Computing is done by then.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Tensor shardings in Shardy's text syntax (spec propagation.md §1):
+// Tensor shardings in Shardy's text syntax (docs/formats/propagate.md):
 // `[{a, ?}, {b:(2)2}p1], replicated={c}` — parsing, checking against a mesh, printing.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Sharding rules (spec propagation.md §3): how each op's operand and result
+// Sharding rules (docs/formats/propagate.md): how each op's operand and result
 // dimensions decompose into shared factors. One builder per op kind, in one table.
 #pragma once
 

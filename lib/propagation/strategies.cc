@@ -19,7 +19,7 @@ bool is_h0_kind(OpKind kind) {
   return is_elementwise(kind) || kind == OpKind::kReshape || kind == OpKind::kTranspose;
 }
 
-// Heuristic `level` of spec §7's table for one factor of op `op`.
+// Heuristic `level` of docs/formats/propagate.md's table for one factor of op `op`.
 Direction heuristic(int level, const PropagationDriver& driver, const Op& op, const ShardingRule& rule, int f) {
   switch (level) {
     case 0: {

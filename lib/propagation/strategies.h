@@ -1,4 +1,4 @@
-// The four propagation strategies (spec propagation.md §7), each building on the
+// The four propagation strategies (docs/formats/propagate.md), each building on the
 // previous one as Shardy's passes do: basic -> aggressive -> op-priority -> user-priority.
 #pragma once
 

@@ -340,7 +340,7 @@ TEST_CASE("parity 17 inputs: num_poolings 0.0 and percentage 1.0 are taken as th
   for (const auto& device : flag.plan["reserved"]) CHECK(device["hbm"] == 0);
 
   // An empty pooling_factors is no input at all for torchrec (input_lengths = []);
-  // config-format.md wants one per feature: refused, saying what torchrec would do.
+  // docs/formats/model.md wants one per feature: refused, saying what torchrec would do.
   Planned no_inputs = plan_case("edge_pf.json", one_table_case("", R"({"pooling_factors": []})", R"({"world_size": 2})"));
   CHECK(no_inputs.run.exit_code == 2);
   CHECK(no_inputs.run.err == "error: " + scratch_prefix() +

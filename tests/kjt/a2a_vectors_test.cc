@@ -1,4 +1,4 @@
-// The spec's worked examples V1-V4 (kjt-all-to-all.md §7) through the real binary;
+// The spec's worked examples V1-V4 (docs/formats/a2a.md) through the real binary;
 // inputs and expected numbers are the spec's, compared field by field.
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-// Every row of the spec's error table (pipeline.md §8, "P1 with one change"), and
+// Every row of the spec's error table (docs/formats/pipeline.md, "P1 with one change"), and
 // the check order of §2, run through the real binary: whole stderr lines, exit 2,
 // nothing on stdout. Each input puts the changed value on a line of its own, so
 // the position in each line can be read off the input below.

@@ -1,4 +1,4 @@
-// torch.chunk micro-batching and checkpoint stops (spec §3), Pipe's clock cycles
+// torch.chunk micro-batching and checkpoint stops (docs/formats/pipeline.md), Pipe's clock cycles
 // (§5) and the memory walk (§6) against its closed forms.
 #include <catch2/catch.hpp>
 #include <random>

@@ -1,5 +1,5 @@
 // The balancing algorithms against each other and against brute force: the fast
-// optimal balance must equal the plain DP and the exhaustive search of spec §4
+// optimal balance must equal the plain DP and the exhaustive search of docs/formats/pipeline.md
 // (smallest bottleneck, then smallest sum of squares, then lexicographically
 // smallest) on random small inputs, with and without memory limits.
 #include <catch2/catch.hpp>
@@ -129,7 +129,7 @@ TEST_CASE("blockpartition reproduces torchgpipe, including its invalid results",
   CHECK(blockpartition({2, 2, 2, 2, 2}, 2).balance == std::vector<int>{2, 3});
 }
 
-TEST_CASE("size costs are truncated like torch's profile_sizes (spec §10.2)", "[pipeline][partition]") {
+TEST_CASE("size costs are truncated like torch's profile_sizes (docs/formats/pipeline.md)", "[pipeline][partition]") {
   PipelineInput input;
   input.batch_size = 10;
   input.options.chunks = 4;  // latent scale 10 / 4 = 2.5 (real division)

@@ -1,4 +1,4 @@
-// The spec's worked examples P1-P5 (pipeline.md §8 and §10), run through the real
+// The spec's worked examples P1-P5 (docs/formats/pipeline.md), run through the real
 // binary; every number below is the spec's.
 #include <catch2/catch.hpp>
 #include <filesystem>

@@ -1,4 +1,4 @@
-// The axis algebra and sharding text of spec propagation.md §1-§2, case by case.
+// The axis algebra and sharding text of docs/formats/propagate.md, case by case.
 #include <catch2/catch.hpp>
 
 #include "propagation/axis.h"

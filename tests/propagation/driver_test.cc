@@ -1,4 +1,4 @@
-// The worklist driver's guard (spec §7): a run that needs more op visits than
+// The worklist driver's guard (docs/formats/propagate.md): a run that needs more op visits than
 // allowed stops with PropagationDidNotConverge (exit 1 in the command).
 #include <catch2/catch.hpp>
 
@@ -13,7 +13,7 @@ using namespace shardplan::propagation;
 
 // x -> negate -> y -> negate -> z with z pinned: the first op finds nothing to do,
 // the second moves z's axis to y and re-queues the first, which moves it to x: three
-// visits (spec §7: the defining op of a changed tensor is notified).
+// visits (docs/formats/propagate.md: the defining op of a changed tensor is notified).
 const char* kChain = R"({"mesh": [["a", 2]],
  "tensors": [{"name": "x", "shape": [8]}, {"name": "y"}, {"name": "z", "shape": [8], "sharding": "[{a}]"}],
  "ops": [{"kind": "negate", "operands": ["x"], "results": ["y"]},
