@@ -101,7 +101,7 @@ CommandRun setup_a2a(CLI::App& sub) {
       "(lengths_then_values | splits_then_tensors), dtypes {lengths, values, weights}, weights per rank.\n"
       "Plan-derived mode: each rank's feature layout from the plan, and the expected elements\n"
       "and bytes of every input-dist collective (uniform ids over rows), per rank split into\n"
-      "intra-host and cross-host; see README, a2a.\n"
+      "intra-host and cross-host; see docs/commands/a2a.md.\n"
       "Exit code 0 on success, 2 on bad input (every problem listed as file:line:col: key.path: message).");
   return [options] { return run(*options); };
 }

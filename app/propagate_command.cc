@@ -85,7 +85,7 @@ CommandRun setup_propagate(CLI::App& sub) {
   sub.add_option("--format", args->format, "json (default) | text: each tensor, its sharding and what set it")
       ->type_name("FORMAT");
   sub.footer(
-      "Example (a 2-layer MLP on a data x model mesh, see README '### propagate'):\n"
+      "Example (a 2-layer MLP on a data x model mesh, see docs/commands/propagate.md):\n"
       "  shardplan propagate --input configs/propagate/mlp-2layer.json --format text\n"
       "  shardplan propagate -i program.yaml --strategy aggressive --keep-sharding-rules -o result.json\n"
       "Options may also be given in the input under \"options\" (flag names with '_'); the command line wins.\n"

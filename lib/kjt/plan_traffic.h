@@ -1,8 +1,8 @@
 // The plan-derived mode of `shardplan a2a` (issue 12, beyond torchrec): from a
 // sharding plan and the model's pooling statistics, the expected elements and bytes
 // of every input-distribution all-to-all, without materialising any value.
-// The rules, one per sharding type, follow torchrec's sharded modules (README,
-// "a2a", lists the file and function of each).
+// The rules, one per sharding type, follow torchrec's sharded modules (docs/commands/a2a.md
+// lists the file and function of each).
 #pragma once
 
 #include <cstdint>

@@ -95,7 +95,7 @@ TEST_CASE("model errors in JSON carry JSON positions", "[config]") {
             "mean 'fused_uvm_caching'?",
             "m.json:11:68: constraints.t1.device_group: unknown device 'gpu', did you mean 'cpu'?",
             "m.json:11:91: constraints.t1.num_poolings: expected 1 entry (one per feature of table 't1': t1), found 2",
-            // min_partition 0 is torchrec's "not given" (README, inputs torchrec accepts).
+            // min_partition 0 is torchrec's "not given" (docs/parity.md, inputs torchrec accepts).
             "m.json:12:47: constraints.t3.is_weighted: expected true or false, found \"yes\"",
             "m.json:12:75: constraints.t3.bounds_check_mode: unknown bounds check mode 'warn' (expected "
             "one of: none, warning, fatal, ignore)",

@@ -268,7 +268,7 @@ TEST_CASE("parity 17.4: a model whose every table is dropped by device_group pla
 }
 
 // ---------------------------------------------------------------------------
-// Edge inputs torchrec accepts (README, "Inputs torchrec accepts"): each plans
+// Edge inputs torchrec accepts (docs/parity.md, "Inputs torchrec accepts"): each plans
 // like the input that leaves the key out, or as torchrec computes it.
 
 TEST_CASE("parity 17 inputs: zero and empty values are torchrec's 'not given'", "[parity17]") {

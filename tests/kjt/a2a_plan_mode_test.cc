@@ -1,5 +1,5 @@
 // The plan-derived mode through the real binary on two small reference cases whose
-// numbers are worked out by hand below (from the rules in README "a2a": who receives
+// numbers are worked out by hand below (from the rules in docs/commands/a2a.md: who receives
 // which features under each sharding type, values shared by row count).
 #include <catch2/catch.hpp>
 

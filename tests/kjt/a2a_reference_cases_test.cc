@@ -1,7 +1,7 @@
 // The plan-derived mode on two of torchrec's reference cases (../shared/cases):
 // `shardplan plan --config CASE`, then `shardplan a2a --plan PLAN --config CASE`.
 // The expected numbers are worked out by hand below from each case's inputs and
-// the rules in README "a2a" (not read from the goldens). Each test first checks
+// the rules in docs/commands/a2a.md (not read from the goldens). Each test first checks
 // that the plan places the tables as the hand-worked numbers assume (the parity
 // tests prove that placement equals torchrec's).
 #include <catch2/catch.hpp>

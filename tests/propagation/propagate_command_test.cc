@@ -96,7 +96,7 @@ TEST_CASE("propagate reads a program the same through both readers", "[propagate
   }
 }
 
-// The README's worked example: Megatron-style shardings a JAX user expects.
+// The worked example of docs/commands/propagate.md: Megatron-style shardings a JAX user expects.
 TEST_CASE("propagate the README's 2-layer MLP", "[propagate]") {
   auto r = run_shardplan("propagate --input '" + std::string(SHARDPLAN_SOURCE_DIR) +
                          "/configs/propagate/mlp-2layer.json'");

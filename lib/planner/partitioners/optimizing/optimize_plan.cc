@@ -13,7 +13,7 @@ namespace {
 
 // Evaluations per (table x rank) of the instance, plus a floor for small ones:
 // measured to end well inside greedy's own planning time at 1 000 tables x 512
-// ranks (README's table) while leaving small instances enough room to converge.
+// ranks (docs/optimizing-partitioner.md) while leaving small instances enough room to converge.
 constexpr std::int64_t kWorkPerTableRank = 40;
 constexpr std::int64_t kWorkFloor = 20'000'000;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
