@@ -1,6 +1,7 @@
 // The manual page (`shardplan help --man`, written beside the binary by the build as
 // shardplan.1 and installed by `cmake --install`) describes every command of the
-// command table. The table is read from app/commands.cc's source rows here, not
+// command table, and every command has its page in docs/commands/ and an example in
+// README. The table is read from app/commands.cc's source rows here, not
 // from the binary, so a page generated from a shorter list would fail.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -55,6 +56,20 @@ TEST_CASE("man page: the build writes it beside the binary, the same as help --m
   const std::string page = std::filesystem::path(SHARDPLAN_BINARY).parent_path().string() + "/shardplan.1";
   REQUIRE(std::filesystem::exists(page));
   CHECK(slurp(page) == run_shardplan("help --man").out);
+}
+
+TEST_CASE("docs: every command of the table has its page and a README example", "[app][man][docs]") {
+  const auto names = command_table_names();
+  REQUIRE(names.size() >= 10);
+  const std::string readme = slurp(kSourceDir + "/README.md");
+  for (const auto& name : names) {
+    INFO("command " << name);
+    CHECK(std::filesystem::exists(kSourceDir + "/docs/commands/" + name + ".md"));
+    // An example line: the command at the start of a line, run as is or with its output.
+    const bool example = readme.find("\nshardplan " + name + " ") != std::string::npos ||
+                         readme.find("\n$ shardplan " + name + " ") != std::string::npos;
+    CHECK(example);
+  }
 }
 
 }  // namespace
