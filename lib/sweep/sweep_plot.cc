@@ -45,6 +45,12 @@ std::string marker_path(int kind, double x, double y) {
   }
 }
 
+// Every other series has hollow markers, so that a marker under it still shows.
+std::string marker_paint(std::size_t series, const char* colour) {
+  if (series % 2 == 1) return fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"", colour);
+  return fmt::format("fill=\"{}\" stroke=\"white\" stroke-width=\"0.8\"", colour);
+}
+
 struct PlotPanel {
   const char* css_class;
   std::string title;  // the y axis' label
@@ -99,7 +105,7 @@ std::string render_sweep_svg(const SweepTable& table) {
     if (it == series_labels.end()) series_labels.push_back(label);
   }
   const std::size_t series_count = std::max<std::size_t>(series_labels.size(), 1);
-  const double nudge_step = std::min(3.0, 18.0 / static_cast<double>(series_count));
+  const double nudge_step = std::min(5.0, 30.0 / static_cast<double>(series_count));
   auto x_of = [&](std::size_t row) {
     const double nudge = (static_cast<double>(series_of[row]) - (static_cast<double>(series_count) - 1) / 2) * nudge_step;
     return kPlotLeft + kPlotAreaWidth * x_fraction[table.rows[row].values.empty() ? "" : table.rows[row].values[0]] +
@@ -190,8 +196,8 @@ std::string render_sweep_svg(const SweepTable& table) {
             "<polyline class=\"series {}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>\n",
             panel.css_class, colour, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", vertices);
       for (const auto& [x, y] : points)
-        svg += fmt::format("<path class=\"point {}\" d=\"{}\" fill=\"{}\" stroke=\"white\" stroke-width=\"0.8\"/>\n",
-                           panel.css_class, marker_path(static_cast<int>(s), x, y), colour);
+        svg += fmt::format("<path class=\"point {}\" d=\"{}\" {}/>\n", panel.css_class,
+                           marker_path(static_cast<int>(s), x, y), marker_paint(s, colour));
     }
     for (std::size_t i = 0; i < table.rows.size(); ++i)
       if (!table.rows[i].feasible)
@@ -213,10 +219,11 @@ std::string render_sweep_svg(const SweepTable& table) {
     const char* dash = kPlotDashes[s % std::size(kPlotDashes)];
     svg += fmt::format(
         "<g class=\"legend-entry\"><line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
-        "stroke-width=\"1.5\"{4}/><path d=\"{5}\" fill=\"{3}\"/><text class=\"legend\" x=\"{6:.1f}\" y=\"{7:.1f}\">{8}"
+        "stroke-width=\"1.5\"{4}/><path d=\"{5}\" {9}/><text class=\"legend\" x=\"{6:.1f}\" y=\"{7:.1f}\">{8}"
         "</text></g>\n",
         x, x + 28, y, colour, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "",
-        marker_path(static_cast<int>(s), x + 14, y), x + 34, y + 4, markup_escape(series_labels[s]));
+        marker_path(static_cast<int>(s), x + 14, y), x + 34, y + 4, markup_escape(series_labels[s]),
+        marker_paint(s, colour));
   }
   double y = legend_top + ((legend_entries + legend_columns - 1) / legend_columns) * kPlotLegendRow;
   if (series_labels.size() > kPlotLegendMax) {
