@@ -5,6 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <cstdlib>
 
 #include "config/config_test_util.h"
 #include "output/plan_report.h"
@@ -109,6 +111,35 @@ TEST_CASE("plan report: the HBM headline is the rank with the largest share of w
   h = storage_headline(picture, true);
   CHECK(h.rank == 2);
   CHECK(h.fraction == 31.0 / 40.0);
+}
+
+TEST_CASE("plan report: past 64 ranks, heat maps with the worst ranks outlined and listed", "[output][report]") {
+  PlanPicture picture;
+  picture.model = "m";
+  picture.local_world_size = 8;
+  for (int r = 0; r < 100; ++r) {
+    ReportRank rank;
+    rank.rank = r;
+    rank.hbm_capacity = rank.hbm_usable = 1000;
+    // perf peaks at rank 50 and falls off both ways: the 8 slowest are 46..53, the
+    // tie at 46 and 54 (distance 4) broken by the lower rank.
+    rank.perf_total_ms = 100.0 - std::abs(r - 50);
+    rank.shards.push_back({"t", "row_wise", "fused", 10 + r, 0, rank.perf_total_ms});  // HBM grows with the rank
+    picture.ranks.push_back(rank);
+  }
+  const std::string html = render_plan_report_html(picture);
+  CHECK(count_matches(html, std::regex("<rect class=\"rank cell\" data-rank=\"\\d+\"")) == 100);
+  CHECK(count_matches(html, std::regex("<rect class=\"hbm-cell\" data-rank=\"\\d+\"")) == 100);
+  std::set<int> outlined_perf, outlined_hbm;
+  const std::regex outlined("<rect class=\"(rank cell|hbm-cell)\" data-rank=\"(\\d+)\"[^>]* stroke=\"#d62728\"");
+  for (auto m = std::sregex_iterator(html.begin(), html.end(), outlined); m != std::sregex_iterator(); ++m)
+    ((*m)[1] == "rank cell" ? outlined_perf : outlined_hbm).insert(std::stoi((*m)[2]));
+  CHECK(outlined_perf == std::set<int>{46, 47, 48, 49, 50, 51, 52, 53});
+  CHECK(outlined_hbm == std::set<int>{92, 93, 94, 95, 96, 97, 98, 99});
+  // The worst-ranks table starts with rank 50 (perf) beside rank 99 (HBM), host 6 and 12.
+  CHECK(html.find("<tr><td>50</td><td>6</td><td class=\"num\">100.00</td>") != std::string::npos);  // 5 significant digits
+  CHECK(html.find("<td>99</td><td>12</td>") != std::string::npos);
+  CHECK(html.find("<g class=\"rank\"") == std::string::npos);  // no bar rows
 }
 
 TEST_CASE("plan report: a table name is escaped in the page", "[output][report]") {
