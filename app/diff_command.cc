@@ -8,6 +8,8 @@
 #include "diff/plan_diff.h"
 #include "output.h"
 #include "output/diff_render.h"
+#include "output/diff_report.h"
+#include "common/atomic_write.h"
 
 namespace shardplan::app {
 
@@ -20,6 +22,7 @@ struct DiffOptions {
   double tolerance = 0;
   std::vector<std::string> fail_on;
   std::string output;
+  std::string report;
 };
 
 int run(const DiffOptions& options) {
@@ -45,6 +48,10 @@ int run(const DiffOptions& options) {
   const PlanDiff diff = diff_plans(*old_plan, *new_plan);
   const GateResult gate = judge_diff(diff, settings.tolerance, settings.conditions);
   write_output(options.output, render_diff(diff, settings, gate, *format));
+  if (!options.report.empty())  // both pictures side by side (lib/output/diff_report.h)
+    write_file_atomically(options.report, render_diff_report_html(read_plan_picture(options.old_plan),
+                                                                  read_plan_picture(options.new_plan),
+                                                                  options.old_plan, options.new_plan));
   return static_cast<int>(gate.failed ? ExitCode::kNoFeasiblePlan : ExitCode::kOk);
 }
 
@@ -65,6 +72,7 @@ CommandRun setup_diff(CLI::App& sub) {
       ->type_name("COND")
       ->allow_extra_args(false);
   sub.add_option("-o,--output", options->output, "write the report here (default: stdout)")->type_name("FILE");
+  sub.add_option("--report", options->report, "also draw both plans side by side as one HTML page")->type_name("FILE");
   sub.footer(
       "Compares two plan files: per table (sharding type, compute kernel, ranks, shard layout), per rank\n"
       "(perf, HBM, DDR) and the summary; says whether the plans were planned from the same inputs\n"

@@ -85,9 +85,11 @@ int plan_and_write(const PlanOptions& options, StatsFormat stats_format, Progres
   }
   progress.set_stage("writing the plan");
   write_output(options.output, outputs.plan);
-  if (!options.report.empty())
-    write_file_atomically(options.report,
-                          render_plan_report_html(plan_picture(nlohmann::json::parse(outputs.plan))));
+  if (!options.report.empty()) {
+    PlanPicture picture = plan_picture(nlohmann::json::parse(outputs.plan));
+    picture.inputs = planner_input_rows(input.planner);
+    write_file_atomically(options.report, render_plan_report_html(picture));
+  }
   phases.mark("write the statistics and the plan");
   if (options.timings) print_timings(phases);
   return static_cast<int>(ExitCode::kOk);

@@ -20,6 +20,9 @@
 #include "sweep/sweep_id.h"
 #include "sweep/sweep_plot.h"
 #include "sweep/sweep_run.h"
+#include "sweep/sweep_table.h"
+#include "progress_line.h"
+#include "sweep_progress.h"
 
 namespace shardplan::app {
 
@@ -36,6 +39,7 @@ struct SweepOptions {
   std::string shard;
   std::string plans_dir;
   std::string plot;
+  bool no_summary = false;
   // sweep merge
   std::vector<std::string> slices;
   std::string merge_output;
@@ -90,11 +94,23 @@ std::vector<std::string> input_contents(const InputOptions& inputs) {
   return out;
 }
 
+// The formats --format takes: the row formats, then the tables for reading.
+std::string sweep_format_alternatives() {
+  std::string out;
+  for (const auto& entry : kSweepFormatNames) out += "'" + std::string(entry.name) + "', ";
+  for (const auto& entry : kSweepDisplayFormatNames) out += "'" + std::string(entry.name) + "', ";
+  return out.substr(0, out.size() - 2);
+}
+
 int run_sweep(const SweepOptions& o) {
-  const auto format = parse_name(kSweepFormatNames, o.format);
+  // table and markdown are for reading: the rows are planned as for jsonl (the id
+  // says so) and the table is written when the sweep ends.
+  const auto display = parse_name(kSweepDisplayFormatNames, o.format);
+  const auto format = display ? std::optional<SweepFormat>(SweepFormat::kJsonl) : parse_name(kSweepFormatNames, o.format);
   if (!format)
-    throw InputError(SourcePos{}, "--format",
-                     "expected " + alternatives_text(kSweepFormatNames) + ", found '" + o.format + "'");
+    throw InputError(SourcePos{}, "--format", "expected one of " + sweep_format_alternatives() + ", found '" + o.format + "'");
+  if (display && o.resume)
+    throw InputError(SourcePos{}, "--resume", "needs --format jsonl or csv: a table cannot be resumed");
   if (o.threads < 0)
     throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(o.threads));
   SweepShard shard;
@@ -125,37 +141,40 @@ int run_sweep(const SweepOptions& o) {
     if (error) throw InputError(SourcePos{o.plans_dir, 0, 0}, "--plans-dir", "cannot create it: " + error.message());
   }
 
-  RowSink sink(to_stdout ? "" : o.output, resume.kept.size());
-  std::string rows_text = resume.kept;  // for the plot
-  if (resume.kept.empty()) {
-    sink.write(header);
-    rows_text = header;
+  std::optional<RowSink> sink;
+  if (!display) {
+    sink.emplace(to_stdout ? "" : o.output, resume.kept.size());
+    if (resume.kept.empty()) sink->write(header);
   }
+  // The rows as figures, for the table, the summary and the plot: the kept rows of
+  // an earlier run as read back (their wall times are not in the file), then the new.
+  SweepTable table = read_sweep_table(resume.kept);
+  table.fields = sweep_table_fields(grid);
   const std::vector<std::size_t> todo(indices.begin() + static_cast<std::ptrdiff_t>(resume.rows_done), indices.end());
+  SweepProgress progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, false), todo.size(),
+                         progress_first_draw_after());
   run_sweep_points(input, grid, todo, o.threads, with_plans, [&](SweepPointResult&& point) {
     std::string plan_file;
     if (with_plans && point.feasible) {
-      plan_file = sweep_plan_file_name(point.index);
+      plan_file = sweep_plan_file_name_of(grid, point.index);
       write_file_atomically((std::filesystem::path(o.plans_dir) / plan_file).string(), point.plan_text);
     }
-    const std::string row = render_sweep_row(*format, context, point, plan_file);
-    sink.write(row);
-    if (!o.plot.empty()) rows_text += row;
+    if (sink) sink->write(render_sweep_row(*format, context, point, plan_file));
+    table.rows.push_back(sweep_table_row(grid, point));
+    progress.point_done(point.feasible);
   });
+  progress.clear();
 
-  if (!o.plot.empty()) {
-    std::vector<SweepRowRecord> records;
-    std::istringstream lines(rows_text.substr(header.size()));
-    const std::size_t columns = csv_column_count(header.substr(0, header.empty() ? 0 : header.size() - 1));
-    for (std::string line; std::getline(lines, line);)
-      if (auto record = parse_sweep_row(*format, line, columns)) records.push_back(*record);
-    write_file_atomically(o.plot, render_sweep_svg(grid, records));
-  }
+  if (display) write_output(o.output, render_sweep_table(table, *display));
+  if (!o.plot.empty()) write_file_atomically(o.plot, render_sweep_svg(table));
+  if (!o.no_summary) write_whole(STDERR_FILENO, render_sweep_summary(table, progress.elapsed_seconds()));
   return static_cast<int>(ExitCode::kOk);
 }
 
 int run_merge(const SweepOptions& o) {
-  write_output(o.merge_output, merge_sweep_slices(o.slices));
+  const std::string merged = merge_sweep_slices(o.slices);
+  write_output(o.merge_output, merged);
+  if (!o.plot.empty()) write_file_atomically(o.plot, render_sweep_svg(read_sweep_table(merged)));
   return static_cast<int>(ExitCode::kOk);
 }
 
@@ -166,12 +185,15 @@ CommandRun setup_sweep(CLI::App& sub) {
   add_input_options(sub, options->inputs);
   sub.add_option(
          "--set", options->sets,
-         "sweep FIELD over the values V1,V2,... (repeatable; fields: " + joined_names(kSweepFieldNames, ", ") + ")")
+         "sweep FIELD over the values V1,V2,... (repeatable; integer fields also take ranges A..B:STEP and "
+         "A..B:*FACTOR; fields: " + joined_names(kSweepFieldNames, ", ") + ")")
       ->type_name("FIELD=V1,V2")
       ->allow_extra_args(false);
   sub.add_option("--sweep", options->sweep_file, "the grid as a file (YAML or JSON; schemas/sweep.schema.json)")
       ->type_name("FILE");
-  sub.add_option("--format", options->format, "rows as jsonl (default, one JSON object per line) or csv")
+  sub.add_option("--format", options->format,
+                 "rows as jsonl (default, one JSON object per line) or csv; or, for reading, an aligned table or "
+                 "markdown (with a wall-time column) written when the sweep ends")
       ->type_name("FORMAT");
   sub.add_option("-o,--output", options->output, "write the rows here (default: stdout)")->type_name("FILE");
   sub.add_option("--threads", options->threads,
@@ -182,10 +204,14 @@ CommandRun setup_sweep(CLI::App& sub) {
   sub.add_option("--shard", options->shard, "plan only slice K of N: the points whose index % N == K")
       ->type_name("K/N");
   sub.add_option("--plans-dir", options->plans_dir,
-                 "also write each feasible point's plan file here (point-NNNNNN.json)")
+                 "also write each feasible point's plan file here, named by its index and values "
+                 "(000012-world_size=8-hbm_cap=16GiB.json)")
       ->type_name("DIR");
-  sub.add_option("--plot", options->plot, "also draw max-rank perf and max HBM against the first field (SVG)")
+  sub.add_option("--plot", options->plot,
+                 "also draw max-rank perf, max HBM and throughput against the first field (SVG)")
       ->type_name("FILE");
+  sub.add_flag("--no-summary", options->no_summary,
+               "print no summary on stderr at the end (best points, the Pareto front of perf against HBM)");
   sub.footer(
       "Plans the model at every point of a grid: the cartesian product of the fields' values in\n"
       "the order the fields are given (the sweep file's first, then each --set), the last field\n"
@@ -193,18 +219,27 @@ CommandRun setup_sweep(CLI::App& sub) {
       "One row per point, in grid order whatever --threads: sweep (an id of the inputs, grid and\n"
       "format), index, points, the values, feasible, failure, failure_stage, max_rank_perf_ms,\n"
       "max_hbm_bytes, max_hbm_fraction, max_ddr_bytes, max_ddr_fraction (of the rank's device),\n"
-      "imbalance (max / mean rank perf), proposals, plan. Proposers within one value are joined\n"
-      "by '+' (proposers=grid_search+greedy,uniform is two values).\n\n"
+      "imbalance (max / mean rank perf), throughput_samples_per_s (batch_size per rank x world_size\n"
+      "/ max-rank perf), proposals, plan. Proposers within one value are joined by '+'\n"
+      "(proposers=grid_search+greedy,uniform is two values). Ranges: world_size=8..64:8 is\n"
+      "8,16,...,64; world_size=8..1024:*2 is 8,16,...,1024.\n\n"
+      "On a terminal a progress bar shows the points done, feasible so far, elapsed time and an\n"
+      "ETA; at the end a summary goes to stderr (best point by each objective, the Pareto front\n"
+      "of max-rank perf against max HBM). Wall times are shown by --format table|markdown only:\n"
+      "jsonl and csv stay byte-identical from run to run.\n\n"
       "Examples:\n"
       "  shardplan sweep --config configs/quickstart.json --set world_size=2,4,8 --set hbm_cap=\"8 GiB,16 GiB\"\n"
       "  shardplan sweep --config case.json --sweep grid.yaml --format csv -o sweep.csv --plot sweep.svg\n"
       "  shardplan sweep --config case.json --sweep grid.yaml --shard 3/8 -o slice-3.jsonl --resume\n"
-      "  shardplan sweep merge slice-*.jsonl -o sweep.jsonl\n\n"
+      "  shardplan sweep merge slice-*.jsonl -o sweep.jsonl --plot sweep.svg\n"
+      "  shardplan sweep --config configs/quickstart.json --set world_size=2..16:*2 --format table\n\n"
       "Exit codes: 0 every point has its row (infeasible points are rows too), 2 bad input or usage.");
 
   CLI::App* merge = sub.add_subcommand("merge", "join the slices of a sweep run with --shard K/N");
   merge->add_option("slices", options->slices, "the slices' output files (any order)")->type_name("SLICE")->required();
   merge->add_option("-o,--output", options->merge_output, "write the merged rows here (default: stdout)")
+      ->type_name("FILE");
+  merge->add_option("--plot", options->plot, "also draw the merged sweep (SVG), as sweep --plot does")
       ->type_name("FILE");
   merge->footer(
       "Writes exactly the bytes one unsharded run writes. Refuses (exit 2) slices of different\n"

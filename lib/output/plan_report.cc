@@ -1,108 +1,404 @@
 #include "output/plan_report.h"
 
 #include <algorithm>
+#include <map>
+#include <numeric>
 
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "config/planner_names.h"
+#include "output/chart_scale.h"
 
 namespace shardplan {
 
 namespace {
 
-constexpr const char* kPerfParts[] = {"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute"};
-constexpr const char* kPerfColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1"};
-constexpr const char* kShardColours[] = {"#8cd17d", "#a0cbe8", "#ffbe7d", "#f1ce63", "#86bcb6", "#d4a6c8", "#fabfd2"};
+constexpr const char* kReportPerfParts[] = {"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute"};
+constexpr const char* kReportPerfColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#b07aa1"};
 
-// Geometry (SVG user units).
-constexpr int kBarWidth = 22;
-constexpr int kBarGap = 4;
-constexpr int kRankWidth = 3 * kBarWidth + 2 * kBarGap + 18;
-constexpr int kPlotHeight = 240;
-constexpr int kTop = 30;
-constexpr int kLeft = 10;
+// Storage is coloured by sharding type; one colour per type, in torchrec's order.
+constexpr std::pair<const char*, const char*> kReportShardingColours[] = {
+    {"data_parallel", "#bab0ac"}, {"table_wise", "#8cd17d"},        {"column_wise", "#a0cbe8"},
+    {"row_wise", "#ffbe7d"},      {"table_row_wise", "#f1ce63"},    {"table_column_wise", "#86bcb6"},
+    {"grid_shard", "#d4a6c8"},
+};
+constexpr const char* kReportOtherColour = "#cccccc";
 
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
+// A sequential scale (light to dark blue) for the heat maps, one colour per bin.
+constexpr const char* kReportHeatColours[] = {"#f7fbff", "#deebf7", "#c6dbef", "#9ecae1",
+                                              "#6baed6", "#4292c6", "#2171b5", "#084594"};
+constexpr int kReportHeatBins = static_cast<int>(std::size(kReportHeatColours));
+constexpr const char* kReportWorstStroke = "#d62728";
+constexpr std::size_t kReportWorstListed = 8;
+
+// Bar view geometry (SVG user units; the SVG scales to the page's width).
+constexpr double kChartWidth = 1000;
+constexpr double kRankLabelWidth = 72;
+constexpr double kAxisHeight = 44;
+constexpr double kHostHeaderHeight = 18;
+constexpr double kRankRowHeight = 16;
+constexpr double kBarThickness = 11;
+
+// Heat map geometry.
+constexpr int kHeatColumnsMax = 32;
+constexpr double kHeatLabelWidth = 92;
+constexpr double kHeatCellHeight = 14;
+constexpr double kHeatHostGap = 4;
+
+const char* sharding_colour(const std::string& type) {
+  for (const auto& [name, colour] : kReportShardingColours)
+    if (type == name) return colour;
+  return kReportOtherColour;
+}
+
+std::string gib_text(double bytes) { return short_number(to_gib(bytes), 3) + " GiB"; }
+
+std::string percent_text(double fraction) { return short_number(100 * fraction, 3) + "%"; }
+
+int hosts_of(const PlanPicture& picture) {
+  const int per_host = std::max(picture.local_world_size, 1);
+  return (static_cast<int>(picture.ranks.size()) + per_host - 1) / per_host;
+}
+
+// The sharding types present, in the colour table's order (then any others by name).
+std::vector<std::string> sharding_types_present(const PlanPicture& picture) {
+  std::vector<std::string> present;
+  for (const auto& t : picture.tables)
+    if (std::find(present.begin(), present.end(), t.sharding_type) == present.end()) present.push_back(t.sharding_type);
+  std::vector<std::string> out;
+  for (const auto& [name, colour] : kReportShardingColours)
+    if (std::find(present.begin(), present.end(), name) != present.end()) out.emplace_back(name);
+  std::sort(present.begin(), present.end());
+  for (const auto& name : present)
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  return out;
+}
+
+std::string legend_swatch(const char* colour, const std::string& label) {
+  return fmt::format("<span><i style=\"background:{}\"></i>{}</span>", colour, markup_escape(label));
+}
+
+// One column of the bar view: a horizontal bar area and its numbers to the right.
+struct BarColumn {
+  double x = 0, width = 0;  // the bar area
+  double text_x = 0;        // where the numbers start
+  AxisTicks axis;           // in the column's display unit (ms or GiB)
+  std::string title;
+};
+
+std::string axis_svg(const BarColumn& c, double top, double bottom) {
+  std::string out = fmt::format("<text class=\"axis-title\" x=\"{:.1f}\" y=\"14\">{}</text>\n", c.x,
+                                markup_escape(c.title));
+  for (const double tick : c.axis.ticks) {
+    const double x = c.x + (tick - c.axis.low) / (c.axis.high - c.axis.low) * c.width;
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"/>"
+        "<text class=\"tick\" x=\"{0:.1f}\" y=\"{3:.1f}\">{4}</text>\n",
+        x, top - 4, bottom, top - 8, tick_label(tick, c.axis.step));
   }
   return out;
 }
 
-double height_of(double value, double scale) { return scale > 0 ? value / scale * kPlotHeight : 0.0; }
+double scaled(const BarColumn& c, double value) {
+  return std::max(0.0, value - c.axis.low) / (c.axis.high - c.axis.low) * c.width;
+}
 
-// One stacked bar of shards' bytes (HBM or DDR) against a capacity.
-std::string storage_bar(const ReportRank& rank, bool hbm, int x) {
-  const double capacity = static_cast<double>(hbm ? rank.hbm_capacity : rank.ddr_capacity);
-  const double usable = static_cast<double>(hbm ? rank.hbm_usable : rank.ddr_usable);
-  std::int64_t used = 0;
-  for (const auto& s : rank.shards) used += hbm ? s.hbm : s.ddr;
-  // A bar over capacity is drawn to its own height (scale grows) so the excess shows.
-  const double scale = std::max(capacity, static_cast<double>(used));
-  std::string out = fmt::format(
-      "<rect class=\"capacity\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>rank {} {} capacity {}</title></rect>\n",
-      x, kTop, kBarWidth, kPlotHeight, rank.rank, hbm ? "HBM" : "DDR", format_bytes(capacity));
-  double y = kTop + kPlotHeight;
-  std::size_t colour = 0;
+// A rank's storage bar (HBM or DDR) by shard, coloured by sharding type.
+std::string storage_bar_svg(const ReportRank& rank, bool hbm, const BarColumn& c, double y) {
+  std::string out;
+  double x = c.x;
   for (const auto& s : rank.shards) {
     const std::int64_t bytes = hbm ? s.hbm : s.ddr;
     if (bytes == 0) continue;
-    const double h = height_of(static_cast<double>(bytes), scale);
-    y -= h;
+    const double w = scaled(c, to_gib(static_cast<double>(bytes)));
     out += fmt::format(
-        "<rect class=\"shard\" data-kind=\"{}\" data-bytes=\"{}\" x=\"{}\" y=\"{:.3f}\" width=\"{}\" height=\"{:.3f}\" "
-        "fill=\"{}\"><title>{} ({}, {}) on rank {}: HBM {}, DDR {}, perf {:.6f} ms</title></rect>\n",
-        hbm ? "hbm" : "ddr", bytes, x, y, kBarWidth, h, kShardColours[colour++ % std::size(kShardColours)],
-        escape(s.table), s.sharding_type, s.compute_kernel, rank.rank, format_bytes(static_cast<double>(s.hbm)),
-        format_bytes(static_cast<double>(s.ddr)), s.perf_ms);
+        "<rect class=\"shard\" data-kind=\"{}\" data-bytes=\"{}\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" "
+        "height=\"{}\" fill=\"{}\"><title>{} ({}, {}) on rank {}: HBM {}, DDR {}, perf {} ms</title></rect>\n",
+        hbm ? "hbm" : "ddr", bytes, x, y, w, kBarThickness, sharding_colour(s.sharding_type), markup_escape(s.table),
+        s.sharding_type, s.compute_kernel, rank.rank, format_bytes(static_cast<double>(s.hbm)),
+        format_bytes(static_cast<double>(s.ddr)), short_number(s.perf_ms, 6));
+    x += w;
   }
-  const double usable_y = kTop + kPlotHeight - height_of(usable, scale);
-  out += fmt::format(
-      "<line class=\"usable\" x1=\"{}\" x2=\"{}\" y1=\"{:.3f}\" y2=\"{:.3f}\"><title>left for the tables after the "
-      "storage reservation: {}</title></line>\n",
-      x - 2, x + kBarWidth + 2, usable_y, usable_y, format_bytes(usable));
-  out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"label\">{}</text>\n", x + kBarWidth / 2,
-                     kTop + kPlotHeight + 12, hbm ? "HBM" : "DDR");
+  const std::int64_t used = hbm ? rank.hbm_used() : rank.ddr_used();
+  const std::int64_t usable = hbm ? rank.hbm_usable : rank.ddr_usable;
+  const double usable_gib = to_gib(static_cast<double>(usable));
+  if (usable_gib <= c.axis.high) {
+    const double ux = c.x + scaled(c, usable_gib);
+    out += fmt::format(
+        "<line class=\"usable\" x1=\"{0:.2f}\" x2=\"{0:.2f}\" y1=\"{1:.1f}\" y2=\"{2:.1f}\"><title>usable after the "
+        "storage reservation: {3}</title></line>\n",
+        ux, y - 2, y + kBarThickness + 2, format_bytes(static_cast<double>(usable)));
+  }
+  std::string text = gib_text(static_cast<double>(used));
+  if (usable > 0) text += " · " + percent_text(static_cast<double>(used) / static_cast<double>(usable));
+  out += fmt::format("<text class=\"value\" x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", c.text_x, y + kBarThickness - 1.5,
+                     text);
   return out;
 }
 
-std::string perf_bar(const ReportRank& rank, double max_perf, int x) {
+std::string perf_bar_svg(const ReportRank& rank, const BarColumn& c, double y) {
   std::string out;
-  double y = kTop + kPlotHeight;
+  double x = c.x;
   for (std::size_t i = 0; i < rank.perf_parts.size(); ++i) {
     const auto& [part, ms] = rank.perf_parts[i];
     if (ms <= 0) continue;
-    const double h = height_of(ms, max_perf);
-    y -= h;
+    const double w = scaled(c, ms);
     out += fmt::format(
-        "<rect class=\"perf\" data-part=\"{}\" x=\"{}\" y=\"{:.3f}\" width=\"{}\" height=\"{:.3f}\" fill=\"{}\">"
-        "<title>rank {} {}: {:.6f} ms</title></rect>\n",
-        part, x, y, kBarWidth, h, kPerfColours[i % std::size(kPerfColours)], rank.rank, part, ms);
+        "<rect class=\"perf\" data-part=\"{}\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\">"
+        "<title>rank {} {}: {} ms</title></rect>\n",
+        part, x, y, w, kBarThickness, kReportPerfColours[i % std::size(kReportPerfColours)], rank.rank, part,
+        short_number(ms, 6));
+    x += w;
   }
-  out += fmt::format("<text x=\"{}\" y=\"{}\" class=\"label\">perf</text>\n", x + kBarWidth / 2,
-                     kTop + kPlotHeight + 12);
+  out += fmt::format("<text class=\"value\" x=\"{:.1f}\" y=\"{:.1f}\">{} ms</text>\n", c.text_x,
+                     y + kBarThickness - 1.5, short_number(rank.perf_total_ms, 4));
   return out;
 }
 
-double total_perf(const ReportRank& rank) {
-  double total = 0;
-  for (const auto& part : rank.perf_parts) total += part.second;
-  return total;
+std::string bar_view_svg(const PlanPicture& picture) {
+  double max_perf = 0;
+  std::int64_t max_hbm = 0, max_ddr = 0;
+  for (const auto& r : picture.ranks) {
+    max_perf = std::max(max_perf, r.perf_total_ms);
+    max_hbm = std::max(max_hbm, r.hbm_used());
+    max_ddr = std::max(max_ddr, r.ddr_used());
+  }
+  const bool with_ddr = max_ddr > 0;
+  // HBM's axis runs to the largest use (so that small use is visible), or on to what
+  // the reservation leaves when the use comes near it.
+  const StorageHeadline hbm_head = storage_headline(picture, true);
+  const StorageHeadline ddr_head = storage_headline(picture, false);
+  auto storage_axis = [](std::int64_t max_used, const StorageHeadline& head) {
+    double top = to_gib(static_cast<double>(max_used));
+    if (head.fraction && *head.fraction > 0.5) top = std::max(top, to_gib(static_cast<double>(head.usable)));
+    return round_ticks(0, top > 0 ? top : 1, 4);
+  };
+  BarColumn perf, hbm, ddr;
+  perf.x = kRankLabelWidth;
+  perf.width = with_ddr ? 300 : 400;
+  perf.text_x = perf.x + perf.width + 6;
+  perf.axis = round_ticks(0, max_perf > 0 ? max_perf : 1, 5);
+  perf.title = "perf per rank (ms), by part";
+  hbm.x = perf.text_x + 78;
+  hbm.width = with_ddr ? 210 : 290;
+  hbm.text_x = hbm.x + hbm.width + 6;
+  hbm.axis = storage_axis(max_hbm, hbm_head);
+  hbm.title = fmt::format("HBM used (GiB; % of the {} left by the reservation)",
+                          gib_text(static_cast<double>(hbm_head.usable)));
+  ddr.x = hbm.text_x + 104;
+  ddr.width = kChartWidth - ddr.x - 72;
+  ddr.text_x = ddr.x + ddr.width + 6;
+  ddr.axis = storage_axis(max_ddr, ddr_head);
+  ddr.title = "DDR used (GiB)";
+
+  const int per_host = std::max(picture.local_world_size, 1);
+  const int hosts = hosts_of(picture);
+  const double height = kAxisHeight + hosts * kHostHeaderHeight + picture.ranks.size() * kRankRowHeight + 6;
+  std::string body = axis_svg(perf, kAxisHeight, height - 4) + axis_svg(hbm, kAxisHeight, height - 4);
+  if (with_ddr) body += axis_svg(ddr, kAxisHeight, height - 4);
+  double y = kAxisHeight;
+  for (int host = 0; host < hosts; ++host) {
+    const int first = host * per_host;
+    const int last = std::min(static_cast<int>(picture.ranks.size()), first + per_host) - 1;
+    body += fmt::format("<text class=\"host\" x=\"2\" y=\"{:.1f}\">host {} (ranks {}-{})</text>\n", y + 13, host, first,
+                        last);
+    y += kHostHeaderHeight;
+    for (int r = first; r <= last; ++r) {
+      const ReportRank& rank = picture.ranks[r];
+      const double bar_y = y + (kRankRowHeight - kBarThickness) / 2;
+      body += fmt::format("<g class=\"rank\" data-rank=\"{}\">\n", rank.rank);
+      body += fmt::format("<text class=\"rank-label\" x=\"{:.1f}\" y=\"{:.1f}\">rank {}</text>\n", kRankLabelWidth - 6,
+                          bar_y + kBarThickness - 1.5, rank.rank);
+      body += perf_bar_svg(rank, perf, bar_y);
+      body += storage_bar_svg(rank, true, hbm, bar_y);
+      if (with_ddr) body += storage_bar_svg(rank, false, ddr, bar_y);
+      body += "</g>\n";
+      y += kRankRowHeight;
+    }
+  }
+  return fmt::format("<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {:.0f}\">\n{}</svg>\n",
+                     kChartWidth, height, body);
+}
+
+// Where rank `r` sits in a heat map.
+struct HeatLayout {
+  int per_host = 1;
+  int hosts_per_row = 1;  // 0: hosts wider than a row, ranks wrap at kHeatColumnsMax
+  int columns = 1;
+  double cell_width = 28;
+  int rows = 1;
+
+  explicit HeatLayout(const PlanPicture& picture) {
+    const int n = static_cast<int>(picture.ranks.size());
+    per_host = std::max(picture.local_world_size, 1);
+    if (per_host <= kHeatColumnsMax) {
+      hosts_per_row = kHeatColumnsMax / per_host;
+      columns = hosts_per_row * per_host;
+      const int hosts = (n + per_host - 1) / per_host;
+      rows = (hosts + hosts_per_row - 1) / hosts_per_row;
+    } else {
+      hosts_per_row = 0;
+      columns = kHeatColumnsMax;
+      rows = (n + columns - 1) / columns;
+    }
+    columns = std::min(columns, std::max(n, 1));
+    const double gaps = hosts_per_row > 1 ? (hosts_per_row - 1) * kHeatHostGap : 0;
+    cell_width = std::min(28.0, (kChartWidth - kHeatLabelWidth - 8 - gaps) / columns);
+  }
+  int row_of(int r) const { return hosts_per_row ? (r / per_host) / hosts_per_row : r / columns; }
+  double x_of(int r) const {
+    if (!hosts_per_row) return kHeatLabelWidth + (r % columns) * cell_width;
+    const int slot = (r / per_host) % hosts_per_row;
+    return kHeatLabelWidth + (slot * per_host + r % per_host) * cell_width + slot * kHeatHostGap;
+  }
+};
+
+int heat_bin(double value, double max) {
+  if (max <= 0) return 0;
+  return std::clamp(static_cast<int>(value / max * kReportHeatBins), 0, kReportHeatBins - 1);
+}
+
+// The ranks with the largest `value`, largest first, ties by rank.
+template <typename Value>
+std::vector<int> worst_ranks(const PlanPicture& picture, Value value) {
+  std::vector<int> order(picture.ranks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return value(picture.ranks[a]) > value(picture.ranks[b]); });
+  order.resize(std::min(order.size(), kReportWorstListed));
+  return order;
+}
+
+std::string heat_legend_html(double max, const std::string& unit) {
+  std::string out = "<p class=\"legend\">";
+  for (int b = 0; b < kReportHeatBins; ++b)
+    out += legend_swatch(kReportHeatColours[b], short_number(max * b / kReportHeatBins, 3) + "–" +
+                                                    short_number(max * (b + 1) / kReportHeatBins, 3) + " " + unit);
+  out += fmt::format("<span><i style=\"background:#fff;outline:2px solid {}\"></i>the {} worst ranks</span></p>\n",
+                     kReportWorstStroke, kReportWorstListed);
+  return out;
+}
+
+// One heat map: a cell per rank, hosts side by side.
+template <typename Value>
+std::string heat_map_svg(const PlanPicture& picture, const std::string& cell_class, const std::string& what, double max,
+                         Value value, const std::vector<int>& worst, const std::string& unit) {
+  const HeatLayout layout(picture);
+  const double height = layout.rows * kHeatCellHeight + 8;
+  std::string body;
+  for (int row = 0; row < layout.rows; ++row) {
+    const int first = row * layout.columns;
+    const int last = std::min(static_cast<int>(picture.ranks.size()), first + layout.columns) - 1;
+    body += fmt::format("<text class=\"rank-label\" x=\"{}\" y=\"{:.1f}\">ranks {}-{}</text>\n", kHeatLabelWidth - 6,
+                        row * kHeatCellHeight + kHeatCellHeight - 3, first, last);
+  }
+  for (const auto& rank : picture.ranks) {
+    const double v = value(rank);
+    const bool is_worst = std::find(worst.begin(), worst.end(), rank.rank) != worst.end();
+    body += fmt::format(
+        "<rect class=\"{}\" data-rank=\"{}\" x=\"{:.2f}\" y=\"{:.1f}\" width=\"{:.2f}\" height=\"{}\" fill=\"{}\"{}>"
+        "<title>rank {} (host {}): {} {} {}</title></rect>\n",
+        cell_class, rank.rank, layout.x_of(rank.rank), layout.row_of(rank.rank) * kHeatCellHeight + 1,
+        layout.cell_width - 1, kHeatCellHeight - 1, kReportHeatColours[heat_bin(v, max)],
+        is_worst ? fmt::format(" stroke=\"{}\" stroke-width=\"2\"", kReportWorstStroke) : "", rank.rank,
+        rank.rank / layout.per_host, what, short_number(v, 4), unit);
+  }
+  return fmt::format("<svg class=\"chart heat\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {:.0f}\">\n{}</svg>\n",
+                     kChartWidth, height, body);
+}
+
+std::string heat_view_html(const PlanPicture& picture) {
+  auto perf_of = [](const ReportRank& r) { return r.perf_total_ms; };
+  auto hbm_of = [](const ReportRank& r) { return to_gib(static_cast<double>(r.hbm_used())); };
+  double max_perf = 0, max_hbm = 0;
+  for (const auto& r : picture.ranks) {
+    max_perf = std::max(max_perf, perf_of(r));
+    max_hbm = std::max(max_hbm, hbm_of(r));
+  }
+  const std::vector<int> worst_perf = worst_ranks(picture, perf_of);
+  const std::vector<int> worst_hbm = worst_ranks(picture, hbm_of);
+  const int per_host = std::max(picture.local_world_size, 1);
+  std::string out = fmt::format(
+      "<p>{} ranks: one cell per rank, {} ranks per host, hosts side by side; hover a cell for its numbers.</p>\n"
+      "<h3>perf per rank (ms)</h3>\n",
+      picture.ranks.size(), per_host);
+  out += heat_legend_html(max_perf, "ms");
+  out += heat_map_svg(picture, "rank cell", "perf", max_perf, perf_of, worst_perf, "ms");
+  out += "<h3>HBM used per rank (GiB)</h3>\n";
+  out += heat_legend_html(max_hbm, "GiB");
+  out += heat_map_svg(picture, "hbm-cell", "HBM", max_hbm, hbm_of, worst_hbm, "GiB");
+  out +=
+      "<h3>Worst ranks</h3>\n<table class=\"data worst\"><thead><tr><th>by perf: rank</th><th>host</th>"
+      "<th class=\"num\">perf (ms)</th><th class=\"num\">HBM</th><th>by HBM: rank</th><th>host</th>"
+      "<th class=\"num\">HBM</th><th class=\"num\">of usable</th></tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < std::max(worst_perf.size(), worst_hbm.size()); ++i) {
+    out += "<tr>";
+    if (i < worst_perf.size()) {
+      const ReportRank& r = picture.ranks[worst_perf[i]];
+      out += fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>", r.rank,
+                         r.rank / per_host, short_number(r.perf_total_ms, 5), gib_text(static_cast<double>(r.hbm_used())));
+    } else {
+      out += "<td></td><td></td><td></td><td></td>";
+    }
+    if (i < worst_hbm.size()) {
+      const ReportRank& r = picture.ranks[worst_hbm[i]];
+      out += fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>", r.rank,
+                         r.rank / per_host, gib_text(static_cast<double>(r.hbm_used())),
+                         r.hbm_usable > 0 ? percent_text(static_cast<double>(r.hbm_used()) /
+                                                         static_cast<double>(r.hbm_usable))
+                                          : "");
+    } else {
+      out += "<td></td><td></td><td></td><td></td>";
+    }
+    out += "</tr>\n";
+  }
+  return out + "</tbody></table>\n";
+}
+
+std::string figure_card(const std::string& id, const std::string& label, const std::string& value_attr,
+                        const std::string& figure, const std::string& note) {
+  return fmt::format(
+      "<div class=\"card\"><div class=\"label\">{}</div><div class=\"figure\" id=\"{}\" data-value=\"{}\">{}</div>"
+      "<div class=\"note\">{}</div></div>\n",
+      label, id, value_attr, figure, note);
+}
+
+std::string storage_card(const PlanPicture& picture, bool hbm, const std::string& id_prefix) {
+  const StorageHeadline h = storage_headline(picture, hbm);
+  const std::string kind = hbm ? "HBM" : "DDR";
+  const std::string figure =
+      h.fraction ? percent_text(*h.fraction) + " of usable" : gib_text(static_cast<double>(h.used));
+  const std::string note = fmt::format(
+      "<span id=\"{}{}-used\" data-value=\"{}\">{}</span> on rank {} of the <span id=\"{}{}-usable\" "
+      "data-value=\"{}\">{}</span> usable after the storage reservation (device: {})",
+      id_prefix, hbm ? "hbm" : "ddr", h.used, gib_text(static_cast<double>(h.used)), h.rank, id_prefix,
+      hbm ? "hbm" : "ddr", h.usable, gib_text(static_cast<double>(h.usable)), gib_text(static_cast<double>(h.capacity)));
+  return figure_card(id_prefix + (hbm ? "hbm-fraction" : "ddr-fraction"), "max " + kind + " per rank",
+                     h.fraction ? fmt::format("{}", *h.fraction) : "", figure, note);
 }
 
 }  // namespace
 
+std::int64_t ReportRank::hbm_used() const {
+  std::int64_t total = 0;
+  for (const auto& s : shards) total += s.hbm;
+  return total;
+}
+
+std::int64_t ReportRank::ddr_used() const {
+  std::int64_t total = 0;
+  for (const auto& s : shards) total += s.ddr;
+  return total;
+}
+
 PlanPicture plan_picture(const nlohmann::json& plan_file) {
   PlanPicture picture;
   picture.model = plan_file.at("model").get<std::string>();
-  const auto& devices = plan_file.at("topology").at("devices");
+  const auto& topology = plan_file.at("topology");
+  const auto& devices = topology.at("devices");
+  picture.local_world_size = topology.value("local_world_size", static_cast<int>(devices.size()));
+  picture.compute_device = topology.value("compute_device", "");
   const auto& reserved = plan_file.at("reserved");
   const auto& per_rank = plan_file.at("per_rank");
   for (std::size_t r = 0; r < devices.size(); ++r) {
@@ -112,54 +408,178 @@ PlanPicture plan_picture(const nlohmann::json& plan_file) {
     rank.ddr_capacity = devices.at(r).at("ddr").get<std::int64_t>();
     rank.hbm_usable = reserved.at(r).at("hbm").get<std::int64_t>();
     rank.ddr_usable = reserved.at(r).at("ddr").get<std::int64_t>();
-    for (const char* part : kPerfParts) rank.perf_parts.emplace_back(part, per_rank.at(r).at("perf").at(part).get<double>());
+    const auto& perf = per_rank.at(r).at("perf");
+    for (const char* part : kReportPerfParts) rank.perf_parts.emplace_back(part, perf.at(part).get<double>());
+    rank.perf_total_ms = perf.at("total").get<double>();
     picture.ranks.push_back(std::move(rank));
   }
   for (const auto& [path, tables] : plan_file.at("plan").items())
-    for (const auto& [name, table] : tables.items())
+    for (const auto& [name, table] : tables.items()) {
+      ReportTable t;
+      t.table = path + "." + name;
+      t.sharding_type = table.at("sharding_type").get<std::string>();
+      t.compute_kernel = table.at("compute_kernel").get<std::string>();
       for (const auto& shard : table.at("shards")) {
-        ReportShard s{path + "." + name, table.at("sharding_type").get<std::string>(),
-                      table.at("compute_kernel").get<std::string>(), shard.at("storage").at("hbm").get<std::int64_t>(),
+        ReportShard s{t.table, t.sharding_type, t.compute_kernel, shard.at("storage").at("hbm").get<std::int64_t>(),
                       shard.at("storage").at("ddr").get<std::int64_t>(), shard.at("perf").at("total").get<double>()};
+        t.ranks.push_back(shard.at("rank").get<int>());
+        t.hbm += s.hbm;
+        t.ddr += s.ddr;
+        t.perf_ms += s.perf_ms;
         picture.ranks.at(shard.at("rank").get<std::size_t>()).shards.push_back(std::move(s));
       }
+      picture.tables.push_back(std::move(t));
+    }
+  const auto& summary = plan_file.at("summary");
+  picture.max_rank_perf_ms = summary.at("max_rank_perf").get<double>();
+  picture.storage_reservation = summary.value("storage_reservation", "");
+  if (summary.contains("lower_bound") && summary["lower_bound"].is_object()) {
+    const auto& bound = summary["lower_bound"];
+    if (bound.contains("value") && bound["value"].is_number()) picture.lower_bound_ms = bound["value"].get<double>();
+    if (bound.contains("gap") && bound["gap"].is_number()) picture.gap = bound["gap"].get<double>();
+    picture.bound_binding = bound.value("binding", "");
+  }
   return picture;
 }
 
-std::string render_plan_report_html(const PlanPicture& picture) {
-  double max_perf = 0;
-  for (const auto& rank : picture.ranks) max_perf = std::max(max_perf, total_perf(rank));
-  const int width = kLeft * 2 + static_cast<int>(picture.ranks.size()) * kRankWidth;
-  const int height = kTop + kPlotHeight + 40;
-  std::string body;
-  for (const auto& rank : picture.ranks) {
-    const int x = kLeft + rank.rank * kRankWidth;
-    body += fmt::format("<g class=\"rank\" data-rank=\"{}\">\n", rank.rank);
-    body += storage_bar(rank, true, x);
-    body += storage_bar(rank, false, x + kBarWidth + kBarGap);
-    body += perf_bar(rank, max_perf, x + 2 * (kBarWidth + kBarGap));
-    body += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rank-label\">rank {} ({:.4f} ms)</text>\n",
-                        x + (3 * kBarWidth + 2 * kBarGap) / 2, kTop + kPlotHeight + 28, rank.rank, total_perf(rank));
-    body += "</g>\n";
+std::vector<std::pair<std::string, std::string>> planner_input_rows(const PlannerOptions& planner) {
+  std::string partitioner(to_string(planner.partitioner.type));
+  if (planner.partitioner.type == PartitionerKind::kGreedy)
+    partitioner += " (sorted by " + std::string(name_of(kGreedySortByNames, planner.partitioner.sort_by)) + ")";
+  std::string proposers;
+  for (const ProposerKind kind : planner.proposers) proposers += (proposers.empty() ? "" : ", ") + std::string(to_string(kind));
+  return {{"partitioner", partitioner}, {"proposers", proposers}};
+}
+
+StorageHeadline storage_headline(const PlanPicture& picture, bool hbm) {
+  StorageHeadline best;
+  bool found = false;
+  for (const auto& r : picture.ranks) {
+    StorageHeadline h;
+    h.rank = r.rank;
+    h.used = hbm ? r.hbm_used() : r.ddr_used();
+    h.usable = hbm ? r.hbm_usable : r.ddr_usable;
+    h.capacity = hbm ? r.hbm_capacity : r.ddr_capacity;
+    if (h.usable > 0) h.fraction = static_cast<double>(h.used) / static_cast<double>(h.usable);
+    // The largest share of usable; ranks without usable storage only by bytes.
+    const auto key = [](const StorageHeadline& s) {
+      return std::pair{s.fraction.value_or(s.used > 0 ? 2.0 : 0.0), s.used};
+    };
+    if (!found || key(h) > key(best)) best = h, found = true;
   }
-  std::string legend;
-  for (std::size_t i = 0; i < std::size(kPerfParts); ++i)
-    legend += fmt::format("<span><i style=\"background:{}\"></i>{}</span>\n", kPerfColours[i], kPerfParts[i]);
+  return best;
+}
+
+std::string rank_ranges_text(std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ", ";
+    out += j == i ? std::to_string(ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string report_page_start(const std::string& title) {
   return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>shardplan: {}</title>\n"
-      "<style>\nbody {{ font: 13px sans-serif; margin: 16px; }}\n"
-      ".capacity {{ fill: #f4f4f4; stroke: #999; }}\n.usable {{ stroke: #333; stroke-dasharray: 3 2; }}\n"
-      ".shard {{ stroke: #fff; stroke-width: 0.5; }}\n.shard:hover, .perf:hover {{ opacity: 0.7; }}\n"
-      "text {{ font-size: 9px; text-anchor: middle; }}\n.rank-label {{ font-size: 10px; }}\n"
-      ".legend span {{ margin-right: 12px; }} .legend i {{ display: inline-block; width: 10px; height: 10px; "
-      "margin-right: 4px; }}\n</style>\n</head>\n<body>\n"
-      "<h1>{}: {} ranks</h1>\n"
-      "<p>Per rank: HBM and DDR use by shard against the device's capacity (dashed: left for the tables after the "
-      "storage reservation), and perf by part, scaled to the slowest rank. Hover a shard for its details.</p>\n"
-      "<p class=\"legend\">\n{}</p>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\">\n{}</svg>\n"
-      "</body>\n</html>\n",
-      escape(picture.model), escape(picture.model), picture.ranks.size(), legend, width, height, width, height, body);
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>{}</title>\n<style>\n"
+      "body {{ font: 13px/1.4 sans-serif; margin: 16px; max-width: 1200px; color: #222; }}\n"
+      "h1 {{ font-size: 20px; margin: 0 0 8px; }} h2 {{ font-size: 16px; margin: 22px 0 6px; }} "
+      "h3 {{ font-size: 14px; margin: 14px 0 4px; }}\n"
+      "table.facts th {{ text-align: left; padding-right: 14px; font-weight: 600; vertical-align: top; }}\n"
+      ".figures {{ display: flex; flex-wrap: wrap; gap: 8px; margin: 10px 0; }}\n"
+      ".card {{ border: 1px solid #ccc; border-radius: 4px; padding: 6px 10px; flex: 1 1 170px; min-width: 0; }}\n"
+      ".card .label {{ font-size: 11px; color: #555; }} .card .figure {{ font-size: 18px; font-weight: 600; }}\n"
+      ".card .note {{ font-size: 11px; color: #555; overflow-wrap: anywhere; }}\n"
+      "svg.chart {{ width: 100%; height: auto; display: block; }}\n"
+      "svg text {{ font-size: 10px; }} svg .axis-title {{ font-weight: 600; }}\n"
+      "svg .tick {{ text-anchor: middle; fill: #555; }} svg .grid {{ stroke: #e3e3e3; }}\n"
+      "svg .rank-label {{ text-anchor: end; }} svg .host {{ font-weight: 600; fill: #444; }}\n"
+      "svg .usable {{ stroke: #222; stroke-width: 1.5; stroke-dasharray: 3 2; }}\n"
+      "svg .shard {{ stroke: #fff; stroke-width: 0.4; }}\n"
+      ".legend span {{ display: inline-block; margin-right: 14px; }}\n"
+      ".legend i {{ display: inline-block; width: 11px; height: 11px; margin-right: 4px; vertical-align: -1px; "
+      "border: 1px solid #999; }}\n"
+      "table.data {{ border-collapse: collapse; width: 100%; }}\n"
+      "table.data th, table.data td {{ border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: left; "
+      "overflow-wrap: anywhere; }}\n"
+      "table.data .num {{ text-align: right; font-variant-numeric: tabular-nums; }}\n"
+      ".pair {{ display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }} .pair > div {{ min-width: 0; }}\n"
+      ".moved {{ background: #fff3cd; }}\n"
+      "</style>\n</head>\n<body>\n",
+      markup_escape(title));
+}
+
+std::string render_plan_header_html(const PlanPicture& picture, const std::string& id_prefix) {
+  const std::size_t world = picture.ranks.size();
+  const int per_host = std::max(picture.local_world_size, 1);
+  std::string topology = fmt::format("<span id=\"{}world-size\">{}</span> ranks: {} host{} × {} ranks", id_prefix, world,
+                                     hosts_of(picture), hosts_of(picture) == 1 ? "" : "s", per_host);
+  if (!picture.compute_device.empty()) topology += " (" + markup_escape(picture.compute_device) + ")";
+  if (!picture.ranks.empty())
+    topology += fmt::format(", {} HBM and {} DDR per device", gib_text(static_cast<double>(picture.ranks[0].hbm_capacity)),
+                            gib_text(static_cast<double>(picture.ranks[0].ddr_capacity)));
+  std::string facts = fmt::format("<tr><th>model</th><td id=\"{}model\">{}</td></tr>\n<tr><th>topology</th><td>{}</td></tr>\n",
+                                  id_prefix, markup_escape(picture.model), topology);
+  for (const auto& [label, value] : picture.inputs)
+    facts += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", markup_escape(label), markup_escape(value));
+  if (!picture.storage_reservation.empty())
+    facts += fmt::format("<tr><th>storage reservation</th><td>{}</td></tr>\n", markup_escape(picture.storage_reservation));
+  facts += fmt::format("<tr><th>tables</th><td>{}</td></tr>\n", picture.tables.size());
+
+  std::string cards = figure_card(id_prefix + "max-rank-perf", "max-rank perf (the plan's rating)",
+                                  fmt::format("{}", picture.max_rank_perf_ms),
+                                  short_number(picture.max_rank_perf_ms, 5) + " ms", "the slowest rank's total");
+  if (picture.lower_bound_ms) {
+    cards += figure_card(id_prefix + "lower-bound", "lower bound", fmt::format("{}", *picture.lower_bound_ms),
+                         short_number(*picture.lower_bound_ms, 5) + " ms",
+                         "no plan of these options is faster (binding: " + markup_escape(picture.bound_binding) + ")");
+  }
+  if (picture.gap)
+    cards += figure_card(id_prefix + "gap", "gap to the bound", fmt::format("{}", *picture.gap),
+                         percent_text(*picture.gap), "(max-rank perf − bound) / bound");
+  cards += storage_card(picture, true, id_prefix);
+  cards += storage_card(picture, false, id_prefix);
+  return fmt::format("<table class=\"facts\">\n{}</table>\n<div class=\"figures\">\n{}</div>\n", facts, cards);
+}
+
+std::string render_rank_view_html(const PlanPicture& picture, const std::string& /*id_prefix*/) {
+  if (picture.ranks.size() > kReportBarRanksMax) return heat_view_html(picture);
+  std::string legend = "<p class=\"legend\">perf: ";
+  for (std::size_t i = 0; i < std::size(kReportPerfParts); ++i)
+    legend += legend_swatch(kReportPerfColours[i], kReportPerfParts[i]);
+  legend += "<br/>storage by sharding type: ";
+  for (const auto& type : sharding_types_present(picture)) legend += legend_swatch(sharding_colour(type), type);
+  legend +=
+      "<span><i style=\"background:#fff;border:none;border-left:2px dashed #222\"></i>what the storage reservation "
+      "leaves (where on the scale)</span></p>\n";
+  return legend + bar_view_svg(picture);
+}
+
+std::string render_table_view_html(const PlanPicture& picture) {
+  std::string out =
+      "<table class=\"data tables\"><thead><tr><th>table</th><th>sharding type</th><th>kernel</th><th>ranks</th>"
+      "<th class=\"num\">HBM</th><th class=\"num\">DDR</th><th class=\"num\">perf (ms)</th></tr></thead><tbody>\n";
+  for (const auto& t : picture.tables)
+    out += fmt::format(
+        "<tr data-table=\"{0}\"><td>{0}</td><td><i class=\"swatch\" style=\"display:inline-block;width:9px;height:9px;"
+        "background:{1}\"></i> {2}</td><td>{3}</td><td>{4}</td><td class=\"num\">{5}</td><td class=\"num\">{6}</td>"
+        "<td class=\"num\">{7}</td></tr>\n",
+        markup_escape(t.table), sharding_colour(t.sharding_type), t.sharding_type, t.compute_kernel,
+        rank_ranges_text(t.ranks), format_bytes(static_cast<double>(t.hbm)), format_bytes(static_cast<double>(t.ddr)),
+        short_number(t.perf_ms, 5));
+  return out + "</tbody></table>\n";
+}
+
+std::string render_plan_report_html(const PlanPicture& picture) {
+  return report_page_start("shardplan: " + picture.model) +
+         fmt::format("<h1>{}: {} ranks</h1>\n", markup_escape(picture.model), picture.ranks.size()) +
+         render_plan_header_html(picture, "") + "<h2>Per rank</h2>\n" + render_rank_view_html(picture, "") +
+         "<h2>Per table</h2>\n" + render_table_view_html(picture) + "</body>\n</html>\n";
 }
 
 }  // namespace shardplan

@@ -4,6 +4,7 @@
 
 #include "config/document.h"
 #include "config/node_reader.h"
+#include "common/whole_number.h"
 
 namespace shardplan {
 
@@ -46,6 +47,12 @@ std::string trimmed(std::string_view text) {
   if (first == std::string_view::npos) return "";
   const auto last = text.find_last_not_of(" \t");
   return std::string(text.substr(first, last - first + 1));
+}
+
+std::string sweep_field_description(SweepField field) {
+  for (const auto& entry : kSweepFieldNames)
+    if (entry.value == field) return std::string(entry.description);
+  return "";
 }
 
 bool same_value(const SweepValue& a, const SweepValue& b) {
@@ -100,6 +107,22 @@ class GridBuilder {
     axis.values.push_back(std::move(*value));
     axis.value_pos.push_back(pos);
     axis.value_path.push_back(path);
+  }
+
+  // A value or, for an integer field, a range of values (expand_sweep_range).
+  void add_values(SweepAxis& axis, const std::string& text, SourcePos pos, const std::string& path) {
+    if (text.find("..") == std::string::npos) return add_value(axis, text, pos, path);
+    if (value_kind_of(axis.field) != SweepValueKind::kInteger) {
+      report(pos, path,
+             "ranges (A..B:STEP, A..B:*FACTOR) are for integer fields; '" +
+                 std::string(name_of(kSweepFieldNames, axis.field)) + "' takes " +
+                 sweep_field_description(axis.field) + ", found '" + text + "'");
+      return;
+    }
+    std::string error;
+    const auto values = expand_sweep_range(text, &error);
+    if (!values) return report(pos, path, error);
+    for (const auto& value : *values) add_value(axis, value, pos, path);
   }
 
   void read_file(const std::string& path) {
@@ -165,7 +188,7 @@ class GridBuilder {
       if (text.empty())
         problems.push_back({SourcePos{}, path, "expected a value, found nothing between commas"});
       else
-        add_value(*axis, text, SourcePos{}, path);
+        add_values(*axis, text, SourcePos{}, path);
       if (comma == list.size()) break;
       start = comma + 1;
     }
@@ -192,6 +215,48 @@ class GridBuilder {
 };
 
 }  // namespace
+
+std::optional<std::vector<std::string>> expand_sweep_range(std::string_view text, std::string* error) {
+  const std::size_t dots = text.find("..");
+  if (dots == std::string_view::npos) return std::vector<std::string>{std::string(text)};
+  const std::string_view first_text = text.substr(0, dots);
+  std::string_view rest = text.substr(dots + 2), step_text = "1";
+  if (const std::size_t colon = rest.find(':'); colon != std::string_view::npos) {
+    step_text = rest.substr(colon + 1);
+    rest = rest.substr(0, colon);
+  }
+  const bool geometric = !step_text.empty() && step_text.front() == '*';
+  if (geometric) step_text.remove_prefix(1);
+  const auto first = parse_whole_number(first_text);
+  const auto last = parse_whole_number(rest);
+  const auto step = parse_whole_number(step_text);
+  const std::string found = ", found '" + std::string(text) + "'";
+  if (!first || !last || !step) {
+    *error = "expected a range A..B, A..B:STEP or A..B:*FACTOR of whole numbers (8..64:8, 8..1024:*2)" + found;
+    return std::nullopt;
+  }
+  if (*first > *last) {
+    *error = "expected a range whose start is at most its end" + found;
+    return std::nullopt;
+  }
+  if (geometric ? (*step < 2 || *first == 0) : *step == 0) {
+    *error = std::string(geometric ? "expected a factor of 2 or more and a start above 0"
+                                   : "expected a step of 1 or more") + found;
+    return std::nullopt;
+  }
+  std::vector<std::string> out;
+  for (std::size_t v = *first; v <= *last;) {
+    if (out.size() == kMaxSweepPoints) {
+      *error = "the range has more than " + std::to_string(kMaxSweepPoints) + " values" + found;
+      return std::nullopt;
+    }
+    out.push_back(std::to_string(v));
+    const std::size_t next = geometric ? v * *step : v + *step;
+    if (next <= v || (geometric && next / *step != v)) break;  // would overflow
+    v = next;
+  }
+  return out;
+}
 
 SweepGrid read_sweep_grid(const std::string& sweep_file, const std::vector<std::string>& set_arguments) {
   GridBuilder builder;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -44,6 +45,12 @@ struct SweepGrid {
 // problem: unknown fields (with "did you mean"), bad values, empty lists, a field
 // given twice, a duplicate value, more than kMaxSweepPoints points.
 SweepGrid read_sweep_grid(const std::string& sweep_file, const std::vector<std::string>& set_arguments);
+
+// Expands one `--set` item: "8..64:8" (8, 16, ..., 64), "8..1024:*2" (8, 16, 32, ...,
+// 1024: each the one before times 2), "1..4" (step 1); the end is included when the
+// steps reach it. Text without ".." is one value, unchanged. Returns nullopt and
+// sets *error for a malformed range or one of more than kMaxSweepPoints values.
+std::optional<std::vector<std::string>> expand_sweep_range(std::string_view text, std::string* error);
 
 // Checks that every value of every axis applies to `base`: ranges and topology
 // conflicts, as `plan`'s flags are checked (a value alone; the fields are

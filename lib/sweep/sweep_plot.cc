@@ -1,185 +1,241 @@
 #include "sweep/sweep_plot.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <cmath>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "common/units.h"
+#include "output/chart_scale.h"
 
 namespace shardplan {
 
 namespace {
 
-constexpr double kWidth = 760, kPanelHeight = 260, kTop = 40;
-constexpr double kLeft = 80, kPlotWidth = 460, kPlotHeight = 180;
-constexpr double kLegendX = kLeft + kPlotWidth + 30;
-constexpr std::size_t kMaxLegendEntries = 12;
-constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+constexpr double kPlotCanvasWidth = 820;
+constexpr double kPlotLeft = 90, kPlotAreaWidth = 660, kPlotAreaHeight = 170;
+constexpr double kPlotPanelGap = 62;  // below each panel: x ticks and the x label
+constexpr double kPlotTop = 44;
+constexpr double kPlotLegendRow = 18;
+constexpr std::size_t kPlotLegendMax = 40;
+constexpr const char* kPlotColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
+                                        "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#393b79"};
+constexpr const char* kPlotDashes[] = {"", "6 3", "2 2", "8 3 2 3"};
+constexpr int kPlotMarkerKinds = 5;
+constexpr const char* kPlotInfeasibleColour = "#d62728";
 
-std::string escaped(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
+// A marker of kind `kind` centred on (x, y), as a path.
+std::string marker_path(int kind, double x, double y) {
+  const double r = 4;
+  switch (kind % kPlotMarkerKinds) {
+    case 0:  // circle
+      return fmt::format("M{:.1f},{:.1f} a{},{} 0 1,0 {},0 a{},{} 0 1,0 {},0 Z", x - r, y, r, r, 2 * r, r, r, -2 * r);
+    case 1:  // square
+      return fmt::format("M{:.1f},{:.1f} h{} v{} h{} Z", x - r, y - r, 2 * r, 2 * r, -2 * r);
+    case 2:  // triangle
+      return fmt::format("M{:.1f},{:.1f} L{:.1f},{:.1f} L{:.1f},{:.1f} Z", x, y - r - 1, x + r + 0.5, y + r,
+                         x - r - 0.5, y + r);
+    case 3:  // diamond
+      return fmt::format("M{:.1f},{:.1f} L{:.1f},{:.1f} L{:.1f},{:.1f} L{:.1f},{:.1f} Z", x, y - r - 1, x + r + 1, y, x,
+                         y + r + 1, x - r - 1, y);
+    default:  // triangle pointing down
+      return fmt::format("M{:.1f},{:.1f} L{:.1f},{:.1f} L{:.1f},{:.1f} Z", x, y + r + 1, x + r + 0.5, y - r,
+                         x - r - 0.5, y - r);
   }
-  return out;
 }
 
-// Where the first field's values sit on the x axis, in [0, 1]: by value when all
-// are numbers (sizes in bytes), else evenly in the order given.
-std::vector<double> x_fractions(const SweepAxis& axis) {
-  const std::size_t n = axis.values.size();
-  std::vector<double> out(n, 0.5);
-  const bool numeric =
-      std::all_of(axis.values.begin(), axis.values.end(), [](const auto& v) { return v.number.has_value(); });
-  if (numeric) {
-    double low = *axis.values[0].number, high = low;
-    for (const auto& v : axis.values) low = std::min(low, *v.number), high = std::max(high, *v.number);
-    for (std::size_t i = 0; i < n; ++i) out[i] = high > low ? (*axis.values[i].number - low) / (high - low) : 0.5;
-  } else if (n > 1) {
-    for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(i) / static_cast<double>(n - 1);
-  }
-  return out;
+// Every other series has hollow markers, so that a marker under it still shows.
+std::string marker_paint(std::size_t series, const char* colour) {
+  if (series % 2 == 1) return fmt::format("fill=\"none\" stroke=\"{}\" stroke-width=\"1.6\"", colour);
+  return fmt::format("fill=\"{}\" stroke=\"white\" stroke-width=\"0.8\"", colour);
 }
 
-struct Panel {
+struct PlotPanel {
   const char* css_class;
-  std::string title;
-  double top;
+  std::string title;  // the y axis' label
+  double scale;       // display unit per raw unit
+  std::optional<double> (*value)(const SweepTableRow&);
 };
 
-// The label of series `series` (the values of every field but the first).
-std::string series_label(const SweepGrid& grid, std::size_t series) {
-  if (grid.axes.size() < 2) return "";
-  const std::size_t rest = grid.size() / grid.axes[0].values.size();
-  const auto at = grid.coordinates(series % rest);
-  std::string out;
-  for (std::size_t a = 1; a < grid.axes.size(); ++a)
-    out += fmt::format("{}{}={}", a > 1 ? ", " : "", name_of(kSweepFieldNames, grid.axes[a].field),
-                       grid.axes[a].values[at[a]].text);
-  return out;
-}
+std::optional<double> plot_perf(const SweepTableRow& r) { return r.max_rank_perf_ms; }
+std::optional<double> plot_hbm(const SweepTableRow& r) { return r.max_hbm_bytes; }
+std::optional<double> plot_throughput(const SweepTableRow& r) { return r.throughput; }
 
 }  // namespace
 
-std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRecord>& rows) {
-  const SweepAxis& axis = grid.axes.front();
-  const std::string field(name_of(kSweepFieldNames, axis.field));
-  const std::vector<double> fractions = x_fractions(axis);
-  const std::size_t rest = grid.size() / axis.values.size();  // points per value of the first field
-
-  // Feasible points by series (the other fields' combination), in x order.
-  struct Point {
-    double x;
-    double perf;
-    double hbm_gib;
-  };
-  std::map<std::size_t, std::vector<Point>> series;
-  std::vector<double> infeasible_x;
-  double max_perf = 0, max_hbm = 0;
-  for (const auto& row : rows) {
-    const double x = kLeft + kPlotWidth * fractions[grid.coordinates(row.index)[0]];
-    if (!row.feasible || !row.max_rank_perf_ms || !row.max_hbm_bytes) {
-      infeasible_x.push_back(x);
-      continue;
+std::string render_sweep_svg(const SweepTable& table) {
+  const std::string field = table.fields.empty() ? "point" : table.fields.front();
+  // The first field's values on x, in the order met; by value (log scale for a
+  // positive range spanning 8x or more) when all are numbers.
+  std::vector<std::string> x_values;
+  std::map<std::string, std::optional<double>> x_number;
+  for (const auto& r : table.rows)
+    if (!r.values.empty() && !x_number.count(r.values[0])) {
+      x_values.push_back(r.values[0]);
+      x_number[r.values[0]] = r.value_numbers[0];
     }
-    const Point p{x, *row.max_rank_perf_ms, *row.max_hbm_bytes / static_cast<double>(kGiB)};
-    series[row.index % rest].push_back(p);
-    max_perf = std::max(max_perf, p.perf);
-    max_hbm = std::max(max_hbm, p.hbm_gib);
+  const bool numeric = !x_values.empty() && std::all_of(x_values.begin(), x_values.end(),
+                                                       [&](const std::string& v) { return x_number[v].has_value(); });
+  double low = 0, high = 0;
+  if (numeric) {
+    low = high = *x_number[x_values[0]];
+    for (const auto& v : x_values) low = std::min(low, *x_number[v]), high = std::max(high, *x_number[v]);
   }
-  for (auto& [id, points] : series)
-    std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  const bool log_x = numeric && low > 0 && high / low >= 8;
+  std::map<std::string, double> x_fraction;
+  for (std::size_t i = 0; i < x_values.size(); ++i) {
+    double f = x_values.size() > 1 ? static_cast<double>(i) / static_cast<double>(x_values.size() - 1) : 0.5;
+    if (numeric && high > low) {
+      const double v = *x_number[x_values[i]];
+      f = log_x ? std::log(v / low) / std::log(high / low) : (v - low) / (high - low);
+    }
+    x_fraction[x_values[i]] = 0.04 + 0.92 * f;  // keep markers off the frame
+  }
 
-  const double height = kTop + 2 * kPanelHeight + 20;
+  // Series: the other fields' values, in the order met (grid order).
+  std::vector<std::string> series_labels;
+  std::vector<std::size_t> series_of(table.rows.size());
+  for (std::size_t i = 0; i < table.rows.size(); ++i) {
+    std::string label;
+    for (std::size_t f = 1; f < table.fields.size() && f < table.rows[i].values.size(); ++f)
+      label += (f > 1 ? ", " : "") + table.fields[f] + "=" + table.rows[i].values[f];
+    const auto it = std::find(series_labels.begin(), series_labels.end(), label);
+    series_of[i] = static_cast<std::size_t>(it - series_labels.begin());
+    if (it == series_labels.end()) series_labels.push_back(label);
+  }
+  const std::size_t series_count = std::max<std::size_t>(series_labels.size(), 1);
+  const double nudge_step = std::min(5.0, 30.0 / static_cast<double>(series_count));
+  auto x_of = [&](std::size_t row) {
+    const double nudge = (static_cast<double>(series_of[row]) - (static_cast<double>(series_count) - 1) / 2) * nudge_step;
+    return kPlotLeft + kPlotAreaWidth * x_fraction[table.rows[row].values.empty() ? "" : table.rows[row].values[0]] +
+           nudge;
+  };
+
+  double throughput_max = 0;
+  for (const auto& r : table.rows) throughput_max = std::max(throughput_max, r.throughput.value_or(0));
+  const double throughput_scale = throughput_max >= 1e6 ? 1e-6 : throughput_max >= 1e3 ? 1e-3 : 1;
+  const std::string throughput_unit = throughput_max >= 1e6 ? "M samples/s" : throughput_max >= 1e3 ? "k samples/s"
+                                                                                                    : "samples/s";
+  const PlotPanel panels[] = {
+      {"perf", "max-rank perf (ms)", 1, plot_perf},
+      {"hbm", "max HBM per rank (GiB)", 1.0 / static_cast<double>(kGiB), plot_hbm},
+      {"throughput", "throughput (" + throughput_unit + ")", throughput_scale, plot_throughput},
+  };
+  std::size_t feasible = 0;
+  for (const auto& r : table.rows) feasible += r.feasible;
+
+  // The legend's layout: two columns when the labels are short.
+  const bool with_legend = table.fields.size() > 1;
+  std::size_t longest = 0;
+  for (const auto& l : series_labels) longest = std::max(longest, l.size());
+  const int legend_columns = longest * 6.6 < 330 ? 2 : 1;
+  const std::size_t legend_entries = with_legend ? std::min(series_labels.size(), kPlotLegendMax) : 0;
+  const double legend_top = kPlotTop + 3 * (kPlotAreaHeight + kPlotPanelGap) + 6;
+  const std::size_t legend_rows =
+      (legend_entries + legend_columns - 1) / legend_columns + 1 + (series_labels.size() > kPlotLegendMax ? 1 : 0);
+  const double height = legend_top + legend_rows * kPlotLegendRow + 12;
+
   std::string svg = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1:.0f}\" viewBox=\"0 0 {0} {1:.0f}\" "
       "font-family=\"sans-serif\" font-size=\"12\">\n"
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text class=\"title\" x=\"{2}\" y=\"22\" font-size=\"15\">shardplan sweep: {3} points, {4} feasible, by "
-      "{5}</text>\n",
-      kWidth, height, kLeft, rows.size(), rows.size() - infeasible_x.size(), escaped(field));
+      "<text class=\"title\" x=\"{2}\" y=\"24\" font-size=\"15\">shardplan sweep: {3} points, {4} feasible, by "
+      "{5}{6}</text>\n",
+      kPlotCanvasWidth, height, kPlotLeft, table.rows.size(), feasible, markup_escape(field),
+      log_x ? " (log scale)" : "");
 
-  const Panel panels[] = {{"perf", "max-rank perf (ms)", kTop}, {"hbm", "max HBM per rank (GiB)", kTop + kPanelHeight}};
-  for (const Panel& panel : panels) {
-    const bool perf = std::string_view(panel.css_class) == "perf";
-    const double y_max = (perf ? max_perf : max_hbm) > 0 ? (perf ? max_perf : max_hbm) * 1.05 : 1;
-    const double bottom = panel.top + kPlotHeight;
-    auto y_of = [&](double value) { return bottom - kPlotHeight * value / y_max; };
+  for (std::size_t p = 0; p < std::size(panels); ++p) {
+    const PlotPanel& panel = panels[p];
+    const double top = kPlotTop + p * (kPlotAreaHeight + kPlotPanelGap);
+    const double bottom = top + kPlotAreaHeight;
+    double y_max = 0;
+    for (const auto& r : table.rows)
+      if (r.feasible && panel.value(r)) y_max = std::max(y_max, *panel.value(r) * panel.scale);
+    const AxisTicks axis = round_ticks(0, y_max > 0 ? y_max : 1, 5);
+    auto y_of = [&](double raw) { return bottom - kPlotAreaHeight * (raw * panel.scale - axis.low) / (axis.high - axis.low); };
     svg += fmt::format("<g class=\"panel {}\">\n", panel.css_class);
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kLeft,
-                       panel.top, kPlotWidth, kPlotHeight);
-    for (int t = 0; t <= 4; ++t) {
-      const double value = y_max * t / 4;
-      svg += fmt::format("<text class=\"y-tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:.4g}</text>\n",
-                         kLeft - 6, y_of(value) + 4, value);
+    for (const double tick : axis.ticks) {
+      const double y = bottom - kPlotAreaHeight * (tick - axis.low) / (axis.high - axis.low);
+      svg += fmt::format(
+          "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#e6e6e6\"/>"
+          "<text class=\"y-tick\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
+          kPlotLeft, kPlotLeft + kPlotAreaWidth, y, kPlotLeft - 6, y + 4, tick_label(tick, axis.step));
     }
-    for (std::size_t v = 0; v < axis.values.size(); ++v) {
-      const double x = kLeft + kPlotWidth * fractions[v];
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kPlotLeft,
+                       top, kPlotAreaWidth, kPlotAreaHeight);
+    // x ticks at the values (at most about 16 labelled, evenly picked).
+    const std::size_t label_every = std::max<std::size_t>(1, (x_values.size() + 15) / 16);
+    for (std::size_t v = 0; v < x_values.size(); ++v) {
+      const double x = kPlotLeft + kPlotAreaWidth * x_fraction[x_values[v]];
       svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#888\"/>\n", x,
                          bottom, bottom + 4);
-      svg += fmt::format("<text class=\"x-tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x,
-                         bottom + 16, escaped(axis.values[v].text));
+      if (v % label_every == 0)
+        svg += fmt::format("<text class=\"x-tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x,
+                           bottom + 17, markup_escape(x_values[v]));
     }
     svg += fmt::format("<text class=\"x-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
-                       kLeft + kPlotWidth / 2, bottom + 34, escaped(field));
+                       kPlotLeft + kPlotAreaWidth / 2, bottom + 34, markup_escape(field));
     svg += fmt::format(
         "<text class=\"y-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" "
         "transform=\"rotate(-90 {0:.1f} {1:.1f})\">{2}</text>\n",
-        kLeft - 58, panel.top + kPlotHeight / 2, escaped(panel.title));
-    std::size_t colour = 0;
-    for (const auto& [id, points] : series) {
-      const char* stroke = kColours[colour++ % std::size(kColours)];
+        kPlotLeft - 62, top + kPlotAreaHeight / 2, markup_escape(panel.title));
+    for (std::size_t s = 0; s < series_labels.size(); ++s) {
+      const char* colour = kPlotColours[s % std::size(kPlotColours)];
+      const char* dash = kPlotDashes[s % std::size(kPlotDashes)];
+      std::vector<std::pair<double, double>> points;
+      for (std::size_t i = 0; i < table.rows.size(); ++i)
+        if (series_of[i] == s && table.rows[i].feasible && panel.value(table.rows[i]))
+          points.emplace_back(x_of(i), y_of(*panel.value(table.rows[i])));
+      std::stable_sort(points.begin(), points.end());
       std::string vertices;
-      for (const Point& p : points)
-        vertices += fmt::format("{}{:.1f},{:.1f}", vertices.empty() ? "" : " ", p.x, y_of(perf ? p.perf : p.hbm_gib));
-      svg += fmt::format("<polyline class=\"series {}\" fill=\"none\" stroke=\"{}\" points=\"{}\"/>\n", panel.css_class,
-                         stroke, vertices);
-      for (const Point& p : points)
-        svg += fmt::format("<circle class=\"point {}\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\" fill=\"{}\"/>\n",
-                           panel.css_class, p.x, y_of(perf ? p.perf : p.hbm_gib), stroke);
+      for (const auto& [x, y] : points) vertices += fmt::format("{}{:.1f},{:.1f}", vertices.empty() ? "" : " ", x, y);
+      if (!points.empty())
+        svg += fmt::format(
+            "<polyline class=\"series {}\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\"{} points=\"{}\"/>\n",
+            panel.css_class, colour, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "", vertices);
+      for (const auto& [x, y] : points)
+        svg += fmt::format("<path class=\"point {}\" d=\"{}\" {}/>\n", panel.css_class,
+                           marker_path(static_cast<int>(s), x, y), marker_paint(s, colour));
     }
-    if (perf)
-      for (double x : infeasible_x)
-        svg += fmt::format("<path class=\"infeasible\" d=\"M{0:.1f},{1:.1f} l6,6 m0,-6 l-6,6\" stroke=\"#d62728\"/>\n",
-                           x - 3, bottom - 9);
+    for (std::size_t i = 0; i < table.rows.size(); ++i)
+      if (!table.rows[i].feasible)
+        svg += fmt::format(
+            "<path class=\"infeasible {}\" d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\">"
+            "<title>point {}: infeasible ({})</title></path>\n",
+            panel.css_class, x_of(i) - 4, bottom - 12, kPlotInfeasibleColour, table.rows[i].index,
+            markup_escape(table.rows[i].failure));
     svg += "</g>\n";
   }
-  // The legend: one entry per series (the other fields' values), when there are few.
-  if (grid.axes.size() > 1) {
-    std::size_t colour = 0, entry = 0;
-    for (const auto& [id, points] : series) {
-      const char* fill = kColours[colour++ % std::size(kColours)];
-      if (entry == kMaxLegendEntries) {
-        svg += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">... {} more</text>\n", kLegendX,
-                           kTop + 16 * entry + 10, series.size() - entry);
-        break;
-      }
-      svg += fmt::format(
-          "<rect x=\"{0}\" y=\"{1}\" width=\"10\" height=\"10\" fill=\"{2}\"/>"
-          "<text class=\"legend\" x=\"{3}\" y=\"{4}\">{5}</text>\n",
-          kLegendX, kTop + 16 * entry, fill, kLegendX + 14, kTop + 16 * entry + 9, escaped(series_label(grid, id)));
-      ++entry;
-    }
+
+  // The legend, below the panels: a line sample with the marker, then the full label.
+  svg += "<g class=\"legend\">\n";
+  const double column_width = (kPlotCanvasWidth - kPlotLeft) / legend_columns;
+  for (std::size_t s = 0; s < legend_entries; ++s) {
+    const double x = kPlotLeft + (s % legend_columns) * column_width;
+    const double y = legend_top + (s / legend_columns) * kPlotLegendRow;
+    const char* colour = kPlotColours[s % std::size(kPlotColours)];
+    const char* dash = kPlotDashes[s % std::size(kPlotDashes)];
+    svg += fmt::format(
+        "<g class=\"legend-entry\"><line x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"{3}\" "
+        "stroke-width=\"1.5\"{4}/><path d=\"{5}\" {9}/><text class=\"legend\" x=\"{6:.1f}\" y=\"{7:.1f}\">{8}"
+        "</text></g>\n",
+        x, x + 28, y, colour, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "",
+        marker_path(static_cast<int>(s), x + 14, y), x + 34, y + 4, markup_escape(series_labels[s]),
+        marker_paint(s, colour));
   }
-  return svg + "</svg>\n";
+  double y = legend_top + ((legend_entries + legend_columns - 1) / legend_columns) * kPlotLegendRow;
+  if (series_labels.size() > kPlotLegendMax) {
+    svg += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{:.1f}\">... and {} more series</text>\n", kPlotLeft, y + 4,
+                       series_labels.size() - kPlotLegendMax);
+    y += kPlotLegendRow;
+  }
+  svg += fmt::format(
+      "<path d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\"/><text class=\"legend\" "
+      "x=\"{:.1f}\" y=\"{:.1f}\">infeasible point (drawn at the foot of every panel)</text>\n",
+      kPlotLeft + 10, y - 4, kPlotInfeasibleColour, kPlotLeft + 34, y + 4);
+  return svg + "</g>\n</svg>\n";
 }
 
 }  // namespace shardplan

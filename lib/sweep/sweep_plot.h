@@ -1,20 +1,22 @@
-// `sweep --plot`: an SVG picture of a sweep, max-rank perf and max HBM against the
-// first swept field, one line per combination of the other fields' values.
-// Written by hand (a few elements): no plotting dependency.
+// `sweep --plot` and `sweep merge --plot`: an SVG picture of a sweep, three panels
+// against the first swept field (max-rank perf, max HBM per rank, throughput in
+// samples/s), one line per combination of the other fields' values. Written by hand
+// (a few elements): no plotting dependency.
 #pragma once
 
 #include <string>
-#include <vector>
 
-#include "sweep/sweep_grid.h"
-#include "sweep/sweep_rows.h"
+#include "sweep/sweep_table.h"
 
 namespace shardplan {
 
-// The SVG document for the rows of `grid` (any subset; typically all of them).
-// Every feasible row is one <circle> in each of the two panels (class "perf" and
-// "hbm") and one vertex of its series' <polyline>; infeasible rows are listed
-// as crosses on the perf panel's axis (class "infeasible"). Deterministic text.
-std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRecord>& rows);
+// The SVG document for `table` (any subset of a sweep's rows). In each panel (a
+// <g class="panel perf|hbm|throughput">), every feasible row is one marker (class
+// "point") and one vertex of its series' <polyline> (class "series"), and every
+// infeasible row a red cross (class "infeasible") at the foot of the panel. Series
+// differ in colour, marker shape and dash pattern, and are nudged a few pixels
+// apart so that equal series stay visible. Axes have round ticks (1-2-5 steps);
+// the legend sits below the panels with the full labels. Deterministic text.
+std::string render_sweep_svg(const SweepTable& table);
 
 }  // namespace shardplan

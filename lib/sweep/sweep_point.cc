@@ -69,6 +69,9 @@ SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid
   out.max_ddr_fraction = max_fraction(loads, run.topology, false);
   const double mean_perf = loads.empty() ? 0 : sum_perf / static_cast<double>(loads.size());
   if (mean_perf > 0) out.imbalance = max_perf / mean_perf;
+  if (max_perf > 0)
+    out.throughput_samples_per_s = static_cast<double>(input.model.batch_size) *
+                                   static_cast<double>(run.topology.world_size) / (max_perf / 1000.0);
   if (want_plan_text) out.plan_text = plan_file_text(run, input.model.name, inputs_sha256(input));
   return out;
 }

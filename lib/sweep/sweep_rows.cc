@@ -15,7 +15,8 @@ using Json = nlohmann::ordered_json;
 // The figures after the swept values, in row order (CSV columns and JSON keys alike).
 constexpr const char* kResultColumns[] = {"feasible",      "failure",          "failure_stage", "max_rank_perf_ms",
                                           "max_hbm_bytes", "max_hbm_fraction", "max_ddr_bytes", "max_ddr_fraction",
-                                          "imbalance",     "proposals",        "plan"};
+                                          "imbalance",     "throughput_samples_per_s", "proposals",
+                                          "plan"};
 constexpr std::size_t kResultColumnCount = std::size(kResultColumns);
 constexpr std::size_t kLeadingColumns = 3;  // sweep, index, points
 
@@ -58,6 +59,7 @@ Json row_json(const SweepRowContext& context, const SweepPointResult& p, const s
                           optional_json(p.max_ddr_bytes),
                           optional_json(p.max_ddr_fraction),
                           optional_json(p.imbalance),
+                          optional_json(p.throughput_samples_per_s),
                           Json(p.proposals),
                           text_or_null(plan_file)};
   for (std::size_t c = 0; c < kResultColumnCount; ++c) row[kResultColumns[c]] = results[c];

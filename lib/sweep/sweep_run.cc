@@ -1,5 +1,6 @@
 #include "sweep/sweep_run.h"
 
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -28,6 +29,15 @@ class InOrderEmitter {
   std::map<std::size_t, SweepPointResult> waiting_;
   std::size_t next_ = 0;
 };
+
+// evaluate_sweep_point, with its wall time noted.
+SweepPointResult timed_sweep_point(const PlanningInput& base, const SweepGrid& grid, std::size_t index,
+                                   const Parallelism& parallelism, bool want_plan_text) {
+  const auto start = std::chrono::steady_clock::now();
+  SweepPointResult result = evaluate_sweep_point(base, grid, index, parallelism, want_plan_text);
+  result.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
 
 }  // namespace
 
@@ -62,13 +72,13 @@ void run_sweep_points(const PlanningInput& base, const SweepGrid& grid, const st
   // With fewer points than threads, the spare threads go to the planner instead.
   if (indices.size() >= static_cast<std::size_t>(pool.threads())) {
     pool.parallel_for(indices.size(), pool.threads(), [&](std::size_t position) {
-      emitter.done(position, evaluate_sweep_point(base, grid, indices[position], Parallelism{}, want_plan_text));
+      emitter.done(position, timed_sweep_point(base, grid, indices[position], Parallelism{}, want_plan_text));
     });
     return;
   }
   const Parallelism parallelism{&pool};
   for (std::size_t position = 0; position < indices.size(); ++position)
-    emitter.done(position, evaluate_sweep_point(base, grid, indices[position], parallelism, want_plan_text));
+    emitter.done(position, timed_sweep_point(base, grid, indices[position], parallelism, want_plan_text));
 }
 
 }  // namespace shardplan

@@ -41,7 +41,7 @@ TEST_CASE("sweep: rows in grid order, byte-identical for --threads 1, 2 and 4", 
     INFO(format);
     const RunResult one = sweep(std::string("--threads 1 --format ") + format);
     REQUIRE(one.exit_code == 0);
-    CHECK(one.err.empty());
+    CHECK(one.err.rfind("sweep: 8 points, ", 0) == 0);  // the summary (tests/app/sweep_terminal_test.cc)
     for (const char* threads : {"2", "4"}) {
       const RunResult many = sweep(std::string("--threads ") + threads + " --format " + format);
       CHECK(many.exit_code == 0);
@@ -81,7 +81,11 @@ TEST_CASE("sweep: a point's figures and plan file are what plan gives with the s
         run_shardplan("plan " + kSweepConfig + " --world-size " +
                       std::to_string(row["values"]["world_size"].get<int>()) + " --hbm-cap '" +
                       row["values"]["hbm_cap"].get<std::string>() + "' --ddr-cap '1 MiB' --stats none -o " + plan_path);
-    const std::string plan_file = plans + "/point-00000" + std::to_string(i) + ".json";
+    // Named by the index and the values (sweep/sweep_table.h).
+    const std::string hbm = row["values"]["hbm_cap"] == "100 MiB" ? "100MiB" : "16GiB";
+    const std::string plan_name = "00000" + std::to_string(i) + "-world_size=" + row["values"]["world_size"].dump() +
+                                  "-hbm_cap=" + hbm + "-ddr_cap=1MiB.json";
+    const std::string plan_file = plans + "/" + plan_name;
     if (plan.exit_code == 1) {
       CHECK(row["feasible"] == false);
       CHECK(row["failure"] == "INSUFFICIENT_STORAGE");
@@ -92,7 +96,7 @@ TEST_CASE("sweep: a point's figures and plan file are what plan gives with the s
     }
     REQUIRE(plan.exit_code == 0);
     CHECK(row["feasible"] == true);
-    CHECK(row["plan"] == "point-00000" + std::to_string(i) + ".json");
+    CHECK(row["plan"] == plan_name);
     // The same plan file; a provenance block (`shardplan`: version, inputs hash), where
     // plan writes one, is compared apart: it describes the run, not the plan.
     nlohmann::ordered_json from_sweep = nlohmann::ordered_json::parse(slurp(plan_file));
@@ -192,14 +196,17 @@ TEST_CASE("sweep: --plot draws every feasible point against the first field", "[
   std::size_t feasible = 0;
   for (const auto& line : lines_of(rows.out)) feasible += nlohmann::json::parse(line)["feasible"].get<bool>();
   const auto root = parse_xml(slurp(svg));
-  std::size_t perf_circles = 0, hbm_circles = 0, labels = 0;
+  std::size_t perf_markers = 0, hbm_markers = 0, throughput_markers = 0, labels = 0;
   for (const XmlElement* e : root->descendants()) {
-    if (e->name == "circle") (e->attribute("class") == "point perf" ? perf_circles : hbm_circles)++;
+    perf_markers += e->attribute("class") == "point perf";
+    hbm_markers += e->attribute("class") == "point hbm";
+    throughput_markers += e->attribute("class") == "point throughput";
     if (e->attribute("class") == "x-label") labels += e->text == "world_size";
   }
-  CHECK(perf_circles == feasible);
-  CHECK(hbm_circles == feasible);
-  CHECK(labels == 2);
+  CHECK(perf_markers == feasible);
+  CHECK(hbm_markers == feasible);
+  CHECK(throughput_markers == feasible);
+  CHECK(labels == 3);
 }
 
 TEST_CASE("sweep: a bad --set is a positioned error, exit 2, and no output file", "[app][sweep][errors]") {

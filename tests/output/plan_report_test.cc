@@ -5,6 +5,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
+#include <cstdlib>
 
 #include "config/config_test_util.h"
 #include "output/plan_report.h"
@@ -31,7 +33,13 @@ TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's 
   CHECK(count_matches(html, std::regex("<script|<link|<img|src=|href=|@import|url\\(")) == 0);
   const int world = plan["topology"]["world_size"].get<int>();
   CHECK(count_matches(html, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
-  CHECK(count_matches(html, std::regex("<line class=\"usable\"")) == 2 * world);
+  // One row per rank under its host's heading; the header states the HBM basis.
+  CHECK(count_matches(html, std::regex("<text class=\"host\"")) == 1);
+  CHECK(html.find("usable after the storage reservation") != std::string::npos);
+  // The per-table table: one row per table of the plan, with its ranks.
+  std::size_t tables = 0;
+  for (const auto& [path, module] : plan["plan"].items()) tables += module.size();
+  CHECK(count_matches(html, std::regex("<tr data-table=\"")) == static_cast<int>(tables));
 
   // Sum the boxes' bytes per rank and kind; each rank's group runs to its "</g>".
   std::map<std::pair<int, std::string>, std::int64_t> bytes;
@@ -71,6 +79,67 @@ TEST_CASE("plan --report: no plan, no report file", "[output][report]") {
                               report_path);
   CHECK(r.exit_code == 1);
   CHECK_FALSE(std::filesystem::exists(report_path));
+}
+
+TEST_CASE("plan report: ranks as merged ranges", "[output][report]") {
+  CHECK(rank_ranges_text({}) == "");
+  CHECK(rank_ranges_text({3}) == "3");
+  CHECK(rank_ranges_text({7, 6, 5, 4, 3, 2, 1, 0}) == "0-7");
+  CHECK(rank_ranges_text({0, 3, 5, 6, 7, 9, 9}) == "0, 3, 5-7, 9");
+}
+
+TEST_CASE("plan report: the HBM headline is the rank with the largest share of what the reservation leaves",
+          "[output][report]") {
+  PlanPicture picture;
+  for (int r = 0; r < 3; ++r) {
+    ReportRank rank;
+    rank.rank = r;
+    rank.hbm_capacity = 100;
+    rank.hbm_usable = r == 2 ? 40 : 80;  // rank 2's device lost more to the reservation
+    rank.shards.push_back({"t", "table_wise", "fused", r == 1 ? 60 : 30, 0, 1.0});
+    picture.ranks.push_back(rank);
+  }
+  // Rank 1 uses the most bytes (60 of 80 = 0.75), rank 2 the largest share (30 of 40 = 0.75,
+  // a tie, so the lower rank), so rank 1; with rank 2 at 31 bytes it is rank 2.
+  StorageHeadline h = storage_headline(picture, true);
+  CHECK(h.rank == 1);
+  CHECK(h.used == 60);
+  CHECK(h.usable == 80);
+  CHECK(h.capacity == 100);
+  CHECK(h.fraction == 0.75);
+  picture.ranks[2].shards[0].hbm = 31;
+  h = storage_headline(picture, true);
+  CHECK(h.rank == 2);
+  CHECK(h.fraction == 31.0 / 40.0);
+}
+
+TEST_CASE("plan report: past 64 ranks, heat maps with the worst ranks outlined and listed", "[output][report]") {
+  PlanPicture picture;
+  picture.model = "m";
+  picture.local_world_size = 8;
+  for (int r = 0; r < 100; ++r) {
+    ReportRank rank;
+    rank.rank = r;
+    rank.hbm_capacity = rank.hbm_usable = 1000;
+    // perf peaks at rank 50 and falls off both ways: the 8 slowest are 46..53, the
+    // tie at 46 and 54 (distance 4) broken by the lower rank.
+    rank.perf_total_ms = 100.0 - std::abs(r - 50);
+    rank.shards.push_back({"t", "row_wise", "fused", 10 + r, 0, rank.perf_total_ms});  // HBM grows with the rank
+    picture.ranks.push_back(rank);
+  }
+  const std::string html = render_plan_report_html(picture);
+  CHECK(count_matches(html, std::regex("<rect class=\"rank cell\" data-rank=\"\\d+\"")) == 100);
+  CHECK(count_matches(html, std::regex("<rect class=\"hbm-cell\" data-rank=\"\\d+\"")) == 100);
+  std::set<int> outlined_perf, outlined_hbm;
+  const std::regex outlined("<rect class=\"(rank cell|hbm-cell)\" data-rank=\"(\\d+)\"[^>]* stroke=\"#d62728\"");
+  for (auto m = std::sregex_iterator(html.begin(), html.end(), outlined); m != std::sregex_iterator(); ++m)
+    ((*m)[1] == "rank cell" ? outlined_perf : outlined_hbm).insert(std::stoi((*m)[2]));
+  CHECK(outlined_perf == std::set<int>{46, 47, 48, 49, 50, 51, 52, 53});
+  CHECK(outlined_hbm == std::set<int>{92, 93, 94, 95, 96, 97, 98, 99});
+  // The worst-ranks table starts with rank 50 (perf) beside rank 99 (HBM), host 6 and 12.
+  CHECK(html.find("<tr><td>50</td><td>6</td><td class=\"num\">100.00</td>") != std::string::npos);  // 5 significant digits
+  CHECK(html.find("<td>99</td><td>12</td>") != std::string::npos);
+  CHECK(html.find("<g class=\"rank\"") == std::string::npos);  // no bar rows
 }
 
 TEST_CASE("plan report: a table name is escaped in the page", "[output][report]") {

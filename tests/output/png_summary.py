@@ -5,7 +5,9 @@ usage: png_summary.py FILE.png [#rrggbb ...]
 Prints one JSON object: width, height, the number of distinct colours, the fraction
 of pixels that are not white, and bar_columns: the largest number, over the image's
 rows, of separate runs at least 12 pixels wide of pixels in one of the given colours
-(the report's perf bars: one run per rank on a row that crosses every bar).
+(vertical bars: one run per bar on a row that crosses every bar), and bar_rows: the
+same down the image's columns, of runs at least 6 pixels tall (horizontal bars: one
+run per rank on a column that crosses every bar).
 """
 import json
 import struct
@@ -72,8 +74,18 @@ def main():
             runs += run >= 12
             run = 0
         bar_columns = max(bar_columns, runs)
+    bar_rows = 0
+    for x in range(width):
+        runs, run = 0, 0
+        for y in range(height + 1):
+            if y < height and rows[y][x] in wanted:
+                run += 1
+                continue
+            runs += run >= 6
+            run = 0
+        bar_rows = max(bar_rows, runs)
     print(json.dumps({"width": width, "height": height, "colours": len(colours),
-                      "non_white": non_white / (width * height), "bar_columns": bar_columns}))
+                      "non_white": non_white / (width * height), "bar_columns": bar_columns, "bar_rows": bar_rows}))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,11 @@
-// `plan --report`, looked at in a real browser: headless Chromium (Debian's
-// `chromium`) loads the page without network, its DOM holds one rank group per rank,
-// and its screenshot is a non-blank picture with one perf bar per rank (counted in the
-// pixels by tests/output/png_summary.py, Python's zlib only). Without chromium the
-// test says so loudly and CTest lists it as Skipped; under CI=true that is a failure.
+// `plan --report`, looked at in a real browser at 8, 64 and 1 024 ranks: headless
+// Chromium (Debian's `chromium`) loads the page without network in a 1 000 px window;
+// nothing is cut off (the page is no wider than the window: a copy of the page with a
+// two-line script writes document.scrollWidth into the DOM that --dump-dom prints; the
+// report itself has no script), every rank is in the DOM, and the header's figures
+// are the plan file's. At 8 ranks the screenshot shows one perf bar per rank (counted
+// in the pixels by tests/output/png_summary.py, Python's zlib only). Without chromium
+// the test says so loudly and CTest lists it as Skipped; under CI=true that is a failure.
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -11,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <string>
 
 #include "config/config_test_util.h"
 #include "support/golden.h"
@@ -45,7 +49,21 @@ std::string chromium_command(const std::string& chromium, const std::string& pro
          " --disable-component-update --disable-sync --user-data-dir=" + profile;
 }
 
-TEST_CASE("plan --report: headless Chromium renders one column of bars per rank", "[output][report][chromium]") {
+// The `data-value` of the element with id `id` in `dom`; nullopt when absent.
+std::optional<double> dom_value(const std::string& dom, const std::string& id) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex("id=\"" + id + "\" data-value=\"([^\"]*)\""))) return std::nullopt;
+  return std::stod(m[1]);
+}
+
+int dom_int_attribute(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(name + "=\"(\\d+)\""))) return -1;
+  return std::stoi(m[1]);
+}
+
+TEST_CASE("plan --report in Chromium at 8, 64 and 1 024 ranks: fits the window, every rank, the plan's figures",
+          "[output][report][chromium]") {
   const std::string chromium = chromium_path();
   if (chromium.empty()) {
     const char* ci = std::getenv("CI");
@@ -54,47 +72,91 @@ TEST_CASE("plan --report: headless Chromium renders one column of bars per rank"
     note_parity_skipped();
     return;
   }
-  const std::string plan_path = scratch_prefix() + "shot_plan.json";
-  const std::string report_path = scratch_prefix() + "shot_report.html";
-  RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
-                              "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path + " --report " + report_path);
-  REQUIRE(r.exit_code == 0);
-  const int world = nlohmann::json::parse(slurp(plan_path))["topology"]["world_size"].get<int>();
-  REQUIRE(world == 8);
-  const std::string url = "file://" + fs::absolute(report_path).string();
+  for (const int world : {8, 64, 1024}) {
+    INFO("world size " << world);
+    const std::string tag = "shot" + std::to_string(world);
+    const std::string plan_path = scratch_prefix() + tag + "_plan.json";
+    const std::string report_path = scratch_prefix() + tag + "_report.html";
+    const std::string topology = world == 8 ? "/configs/topology-1x8-80g.yaml"
+                                            : "/configs/topology-2x8-80g.yaml --world-size " + std::to_string(world);
+    RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " +
+                                kSourceDir + topology + " --stats none -o " + plan_path + " --report " + report_path);
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json plan = nlohmann::json::parse(slurp(plan_path));
+    REQUIRE(plan["topology"]["world_size"].get<int>() == world);
 
-  // The DOM Chromium built from the page.
-  const std::string profile = scratch_prefix() + "chromium-profile";
-  fs::remove_all(profile);
-  const std::string dom_path = scratch_prefix() + "shot_dom.html";
-  REQUIRE(shell(chromium_command(chromium, profile + "-dom") + " --dump-dom " + url + " >" + dom_path + " 2>/dev/null") == 0);
-  const std::string dom = slurp(dom_path);
-  CHECK(count_matches(dom, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
-  CHECK(dom.find("dlrm-criteo-terabyte: 8 ranks") != std::string::npos);
+    // A copy of the page that writes its layout widths into the DOM.
+    std::string probe = slurp(report_path);
+    const std::size_t body_end = probe.rfind("</body>");
+    REQUIRE(body_end != std::string::npos);
+    probe.insert(body_end,
+                 "<script>document.body.setAttribute('data-scroll-width', document.documentElement.scrollWidth);"
+                 "document.body.setAttribute('data-client-width', document.documentElement.clientWidth);</script>\n");
+    const std::string probe_path = write_scratch(tag + "_probe.html", probe);
+    const std::string profile = scratch_prefix() + "chromium-profile-" + tag;
+    fs::remove_all(profile);
+    const std::string dom_path = scratch_prefix() + tag + "_dom.html";
+    REQUIRE(shell(chromium_command(chromium, profile + "-dom") + " --window-size=1000,800 --dump-dom file://" +
+                  fs::absolute(probe_path).string() + " >" + dom_path + " 2>/dev/null") == 0);
+    const std::string dom = slurp(dom_path);
 
-  // The picture: as big as asked, not blank, one perf bar per rank on some row.
-  const std::string png = scratch_prefix() + "shot.png";
-  fs::remove(png);
-  REQUIRE(shell(chromium_command(chromium, profile + "-shot") + " --window-size=1000,800 --screenshot=" + png + " " +
-                url + " >/dev/null 2>&1") == 0);
-  REQUIRE(fs::exists(png));
-  std::set<std::string> perf_colours;
-  const std::string html = slurp(report_path);
-  const std::regex perf_fill("<rect class=\"perf\"[^>]* fill=\"(#[0-9a-f]{6})\"");
-  for (auto m = std::sregex_iterator(html.begin(), html.end(), perf_fill); m != std::sregex_iterator(); ++m)
-    perf_colours.insert((*m)[1]);
-  REQUIRE(perf_colours.size() >= 2);
-  std::string colours;
-  for (const auto& c : perf_colours) colours += " '" + c + "'";
-  const std::string summary_path = scratch_prefix() + "shot_summary.json";
-  REQUIRE(shell("python3 " + kSourceDir + "/tests/output/png_summary.py " + png + colours + " >" + summary_path) == 0);
-  const nlohmann::json summary = nlohmann::json::parse(slurp(summary_path));
-  INFO("screenshot summary: " << summary.dump());
-  CHECK(summary["width"] == 1000);
-  CHECK(summary["height"] == 800);
-  CHECK(summary["colours"].get<int>() > 20);       // text, bars and their anti-aliased edges
-  CHECK(summary["non_white"].get<double>() > 0.05);  // not a blank page
-  CHECK(summary["bar_columns"] == world);
+    // Nothing cut off: the page is no wider than the window.
+    const int scroll_width = dom_int_attribute(dom, "data-scroll-width");
+    const int client_width = dom_int_attribute(dom, "data-client-width");
+    REQUIRE(client_width > 900);
+    CHECK(scroll_width <= client_width);
+
+    // Every rank, once, in the per-rank view (a bar group or a heat-map cell).
+    std::set<int> ranks;
+    int rank_elements = 0;
+    const std::regex rank_element("class=\"rank[^\"]*\" data-rank=\"(\\d+)\"");
+    for (auto m = std::sregex_iterator(dom.begin(), dom.end(), rank_element); m != std::sregex_iterator(); ++m) {
+      ranks.insert(std::stoi((*m)[1]));
+      ++rank_elements;
+    }
+    CHECK(rank_elements == world);
+    CHECK(ranks.size() == static_cast<std::size_t>(world));
+    CHECK((ranks.empty() || (*ranks.begin() == 0 && *ranks.rbegin() == world - 1)));
+    CHECK(dom.find(world > 64 ? "class=\"chart heat\"" : "<g class=\"rank\"") != std::string::npos);
+
+    // The header's figures are the plan file's.
+    const auto& summary = plan["summary"];
+    CHECK(dom_value(dom, "max-rank-perf") == summary["max_rank_perf"].get<double>());
+    CHECK(dom_value(dom, "lower-bound") == summary["lower_bound"]["value"].get<double>());
+    CHECK(dom_value(dom, "gap") == summary["lower_bound"]["gap"].get<double>());
+    CHECK(dom.find("<span id=\"world-size\">" + std::to_string(world) + "</span> ranks") != std::string::npos);
+    // HBM on the stated basis: the largest per_rank hbm / reserved hbm (what the
+    // storage reservation leaves), its bytes and that usable figure.
+    double best_fraction = -1;
+    std::int64_t best_used = 0, best_usable = 0;
+    for (int rank = 0; rank < world; ++rank) {
+      const auto used = plan["per_rank"][rank]["hbm"].get<std::int64_t>();
+      const auto usable = plan["reserved"][rank]["hbm"].get<std::int64_t>();
+      const double fraction = static_cast<double>(used) / static_cast<double>(usable);
+      if (fraction > best_fraction) best_fraction = fraction, best_used = used, best_usable = usable;
+    }
+    CHECK(dom_value(dom, "hbm-fraction") == best_fraction);
+    CHECK(dom_value(dom, "hbm-used") == static_cast<double>(best_used));
+    CHECK(dom_value(dom, "hbm-usable") == static_cast<double>(best_usable));
+    CHECK(dom.find("usable after the storage reservation") != std::string::npos);
+
+    if (world != 8) continue;
+    // The picture at 8 ranks: as big as asked, not blank, one perf bar per rank down
+    // some column (the bars run left to right, one row per rank).
+    const std::string png = scratch_prefix() + tag + ".png";
+    fs::remove(png);
+    REQUIRE(shell(chromium_command(chromium, profile + "-shot") + " --window-size=1000,1400 --screenshot=" + png +
+                  " file://" + fs::absolute(report_path).string() + " >/dev/null 2>&1") == 0);
+    REQUIRE(fs::exists(png));
+    const std::string summary_path = scratch_prefix() + tag + "_summary.json";
+    REQUIRE(shell("python3 " + kSourceDir + "/tests/output/png_summary.py " + png + " '#4e79a7' >" + summary_path) == 0);
+    const nlohmann::json shot = nlohmann::json::parse(slurp(summary_path));
+    INFO("screenshot summary: " << shot.dump());
+    CHECK(shot["width"] == 1000);
+    CHECK(shot["colours"].get<int>() > 20);        // text, bars and their anti-aliased edges
+    CHECK(shot["non_white"].get<double>() > 0.05);  // not a blank page
+    CHECK(shot["bar_rows"] == world);               // fwd_compute starts every rank's perf bar
+  }
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST_CASE("sweep rows: both formats read back to the same record", "[sweep]") {
   const std::string header = sweep_header(SweepFormat::kCsv, grid);
   CHECK(header ==
         "sweep,index,points,world_size,hbm_cap,feasible,failure,failure_stage,max_rank_perf_ms,max_hbm_bytes,"
-        "max_hbm_fraction,max_ddr_bytes,max_ddr_fraction,imbalance,proposals,plan\n");
+        "max_hbm_fraction,max_ddr_bytes,max_ddr_fraction,imbalance,throughput_samples_per_s,proposals,plan\n");
   for (const SweepFormat format : {SweepFormat::kJsonl, SweepFormat::kCsv}) {
     for (const auto& point : {feasible_point(3, 1.25), infeasible_point(1)}) {
       std::string row = render_sweep_row(format, context, point, point.feasible ? "point-000003.json" : "");
@@ -68,11 +68,11 @@ TEST_CASE("sweep rows: both formats read back to the same record", "[sweep]") {
       CHECK(record->max_hbm_bytes.has_value() == point.feasible);
       // A row cut in half does not read back (a cut within the last CSV cell would:
       // only the row's '\n' says it is complete, which resume and merge require).
-      CHECK_FALSE(parse_sweep_row(format, row.substr(0, row.size() / 2), 16));
+      CHECK_FALSE(parse_sweep_row(format, row.substr(0, row.size() / 2), 17));
     }
   }
   const std::string csv = render_sweep_row(SweepFormat::kCsv, context, feasible_point(3, 1.25), "");
-  CHECK(csv == "0123456789abcdef,3,4,4,16 GiB,true,,,1.25,3145728,0.25,0,0.0,1.5,7,\n");
+  CHECK(csv == "0123456789abcdef,3,4,4,16 GiB,true,,,1.25,3145728,0.25,0,0.0,1.5,,7,\n");  // no throughput given
 }
 
 TEST_CASE("sweep resume: complete rows are kept, a torn last row is dropped, other sweeps refused", "[sweep]") {
