@@ -169,5 +169,7 @@ def explain(config=None, table=None, *, model=None, topology=None, planner=None,
 
 
 def dumps(document):
-    """The text the CLI writes for `document` (a plan, enumerate or explain dict)."""
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    """The text the CLI writes for `document` (a plan, enumerate or explain dict), byte for
+    byte: rendered by the CLI's own JSON writer, whose numbers can have more digits than
+    Python's repr (json.loads of either text gives the same values)."""
+    return _need_core().dumps(document)

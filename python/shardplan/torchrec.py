@@ -511,6 +511,7 @@ class ShardplanPlanner:
         self._batch_size = int(batch_size) if batch_size else 512  # torchrec's BATCH_SIZE
         self._constraints = dict(constraints or {})
         self._exact_order = False
+        self._is_inference = False
         if enumerator is not None:
             if _class_name(enumerator) != "EmbeddingEnumerator":
                 raise UnsupportedObject("enumerator", enumerator)
@@ -519,6 +520,9 @@ class ShardplanPlanner:
                     for e in enumerator._estimators):
                 raise UnsupportedObject("enumerator", enumerator, "it has estimators other than torchrec's")
             self._exact_order = bool(getattr(enumerator, "_use_exact_enumerate_order", False))
+            # estimators made with is_inference=True: torchrec's inference estimates
+            if any(getattr(e, "_is_inference", False) for e in getattr(enumerator, "_estimators", None) or []):
+                self._is_inference = True
         if performance_model is not None and _class_name(performance_model) != "NoopPerfModel":
             raise UnsupportedObject("performance_model", performance_model)
         if callbacks:
@@ -539,6 +543,8 @@ class ShardplanPlanner:
             reservation = {"policy": "heuristical", "percentage": float(heuristical_storage_reservation_percentage)}
         if reservation:
             self._planner["storage_reservation"] = reservation
+        if self._is_inference:
+            self._planner["is_inference"] = True
         self._multiplier = float(reservation.get("parameter_multiplier", 6.0))
         self._logs_stats = _logs_stats(stats)
         self._debug = debug

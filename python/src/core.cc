@@ -62,17 +62,51 @@ py::object py_from_json(const Json& j) {
       py::list out(j.size());
       std::size_t i = 0;
       for (const auto& item : j) out[i++] = py_from_json(item);
-      return std::move(out);
+      return out;
     }
     case nlohmann::json::value_t::object: {
       py::dict out;
       for (auto it = j.begin(); it != j.end(); ++it) out[py::str(it.key())] = py_from_json(it.value());
-      return std::move(out);
+      return out;
     }
     default:
       return py::none();  // binary and discarded values: the renderers make none
   }
 }
+
+// A Python document (dicts, lists, str, int, float, bool, None) as an ordered JSON
+// tree, so that dumps() renders it with the CLI's own number formatting.
+nlohmann::ordered_json json_from_py(py::handle value) {
+  if (value.is_none()) return nullptr;
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  if (py::isinstance<py::int_>(value)) {
+    try {
+      return value.cast<std::int64_t>();
+    } catch (const py::cast_error&) {
+      return value.cast<std::uint64_t>();
+    }
+  }
+  if (py::isinstance<py::float_>(value)) return value.cast<double>();
+  if (py::isinstance<py::str>(value)) return value.cast<std::string>();
+  if (py::isinstance<py::dict>(value)) {
+    nlohmann::ordered_json out(nlohmann::ordered_json::value_t::object);
+    for (auto item : py::reinterpret_borrow<py::dict>(value)) {
+      if (!py::isinstance<py::str>(item.first))
+        throw py::type_error("dumps: keys must be strings, found " + std::string(py::str(py::type::of(item.first).attr("__name__"))));
+      out[item.first.cast<std::string>()] = json_from_py(item.second);
+    }
+    return out;
+  }
+  if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    nlohmann::ordered_json out(nlohmann::ordered_json::value_t::array);
+    for (auto item : value) out.push_back(json_from_py(item));
+    return out;
+  }
+  throw py::type_error("dumps: cannot write a " + std::string(py::str(py::type::of(value).attr("__name__"))) +
+                       " as JSON");
+}
+
+std::string dumps(py::handle document) { return json_from_py(document).dump(2) + "\n"; }
 
 // ---- errors as the package's exception classes ----
 
@@ -343,6 +377,7 @@ PYBIND11_MODULE(_core, m) {
   m.attr("version") = SHARDPLAN_VERSION;
   m.def("plan", &plan, py::arg("source"), py::arg("options"), py::arg("threads") = 0, py::arg("stats") = false,
         "Plans; returns (plan file dict, torchrec stats text, summary text).");
+  m.def("dumps", &dumps, py::arg("document"), "The text the CLI writes for a document (2-space JSON and a newline).");
   m.def("enumerate", &enumerate_options, py::arg("source"), py::arg("options"),
         "Every sharding option with its estimates (the enumerate command's JSON).");
   m.def("explain", &explain, py::arg("source"), py::arg("options"), py::arg("table") = "",

@@ -5,6 +5,24 @@ walks, the tables' configs, ParameterConstraints, Topology, planner objects and 
 from types import SimpleNamespace as Obj
 
 GIB = 1024 ** 3
+_UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3, "TiB": 1024 ** 4}
+
+
+def size_bytes(value):
+    """A case's size ("16 GiB" or bytes) in bytes, as torchrec holds it."""
+    if isinstance(value, str):
+        number, unit = value.split()
+        return int(float(number) * _UNITS[unit])
+    return value
+
+
+def bandwidth(value):
+    """A case's bandwidth ("897 GB/s" or bytes/ms) in bytes/ms, as torchrec holds it."""
+    if isinstance(value, str):
+        number, unit = value.split()
+        assert unit == "GB/s", value
+        return float(number) * 1024 ** 3 / 1000
+    return value
 
 
 class Tensor:
@@ -145,7 +163,9 @@ def topology_of(case):
     world = t["world_size"]
     hbm = t.get("custom", {}).get("hbm_cap") or [t.get("hbm_cap", 32 * GIB if device != "cpu" else 0)] * world
     ddr = t.get("custom", {}).get("ddr_cap") or [t.get("ddr_cap", 128 * GIB)] * world
-    fields = {k: v for k, v in t.items() if k not in ("custom", "hbm_cap", "ddr_cap")}
+    hbm, ddr = [size_bytes(v) for v in hbm], [size_bytes(v) for v in ddr]
+    fields = {k: (bandwidth(v) if k.endswith("_bw") else v) for k, v in t.items()
+              if k not in ("custom", "hbm_cap", "ddr_cap")}
     fields.setdefault("local_world_size", world)
     fields["compute_device"] = device
     fields["devices"] = [Obj(rank=r, storage=Obj(hbm=hbm[r], ddr=ddr[r])) for r in range(world)]
@@ -181,9 +201,12 @@ def planner_objects(case):
         fields = {"_percentage": res.get("percentage", 0.15)}
         if policy == "heuristical":
             fields["_parameter_multiplier"] = res.get("parameter_multiplier", 6.0)
-        if policy != "fixed_percentage":
-            fields["_dense_tensor_estimate"] = res.get("dense_tensor_estimate")
+        if policy != "fixed_percentage" and res.get("dense_tensor_estimate") is not None:
+            fields["_dense_tensor_estimate"] = size_bytes(res["dense_tensor_estimate"])
         kwargs["storage_reservation"] = named(cls, **fields)
+    if p.get("is_inference"):
+        kwargs["enumerator"] = named("EmbeddingEnumerator", _estimators=[
+            named("EmbeddingPerfEstimator", _is_inference=True), named("EmbeddingStorageEstimator", _is_inference=True)])
     return kwargs
 
 
