@@ -288,6 +288,9 @@ def _proposer_names(proposer):
             continue
         kind = _class_name(p)
         if kind == "GridSearchProposer":
+            if getattr(p, "_max_proposals", 10000) != 10000:  # torchrec's MAX_PROPOSALS
+                raise UnsupportedObject("proposer", p, "shardplan's grid search keeps torchrec's default "
+                                        "max_proposals (10000)")
             names.append("grid_search")
         elif kind == "GreedyProposer":
             names.append("greedy" if getattr(p, "_use_depth", True) else "greedy_sum")

@@ -368,7 +368,11 @@ class Adapter(unittest.TestCase):
                               ({"stats": [shapes.named("EmbeddingStats"), shapes.named("MyStats")]}, "MyStats"),
                               ({"performance_model": shapes.named("MyPerfModel")}, "MyPerfModel"),
                               ({"callbacks": [print]}, "builtin_function_or_method"),
-                              ({"storage_reservation": shapes.named("MyReservation")}, "MyReservation")]:
+                              ({"storage_reservation": shapes.named("MyReservation")}, "MyReservation"),
+                              ({"proposer": shapes.named("GridSearchProposer", _max_proposals=5)}, "GridSearchProposer"),
+                              ({"plan_loader": shapes.named("MyPlanLoader")}, "MyPlanLoader"),
+                              ({"enumerator": shapes.named("EmbeddingEnumerator", _estimators=[
+                                  shapes.named("MyEstimator")])}, "EmbeddingEnumerator")]:
             with self.subTest(named=named):
                 with self.assertRaisesRegex(shardplan.InputError, named):
                     sp_torchrec.ShardplanPlanner(topology=topology, **kwargs)
