@@ -31,7 +31,7 @@ except ImportError as _error:  # the sources without the built module (scripts/ 
     _core = None
     _core_error = _error
 
-__all__ = ["plan", "enumerate", "explain", "dumps", "InputError", "PlannerError", "ShardplanError",
+__all__ = ["plan", "plan_with_stats", "enumerate", "explain", "dumps", "InputError", "PlannerError", "ShardplanError",
            "validate_plan", "plan_differences", "PlanMismatch", "logger"]
 
 logger = logging.getLogger("shardplan")
@@ -138,13 +138,15 @@ def plan(config=None, *, model=None, topology=None, planner=None, threads=0, sta
                            stats=stats, **options)[0]
 
 
-def plan_with_stats(config=None, *, model=None, topology=None, planner=None, threads=0, stats=None, **options):
+def plan_with_stats(config=None, *, model=None, topology=None, planner=None, threads=0, stats=None,
+                    _destination="the returned dict", **options):
     """plan(), returning (plan dict, EmbeddingStats text, summary text)."""
     if stats not in (None, "none", "summary", "torchrec", "both"):
         raise InputError(f"--stats: expected summary, torchrec, both or none, found {stats!r}")
     source = _source(config, model, topology, planner)
     result, stats_text, summary = _need_core().plan(source, _options(options, _PLAN_OPTIONS, "plan"),
-                                                    operator.index(threads), stats not in (None, "none"))
+                                                    operator.index(threads), stats not in (None, "none"),
+                                                    _destination)
     if stats in ("torchrec", "both"):
         for line in stats_text.splitlines():
             logger.info(line)

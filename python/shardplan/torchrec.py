@@ -632,7 +632,8 @@ class ShardplanPlanner:
         options = {}
         if self._timeout_seconds is not None:
             options["time_budget"] = float(self._timeout_seconds)
-        document, stats_text, summary = plan_with_stats(case, threads=self._threads, stats="both", **options)
+        document, stats_text, summary = plan_with_stats(case, threads=self._threads, stats="both",
+                                                         _destination="the returned ShardingPlan", **options)
         if self._logs_stats:
             for line in stats_text.splitlines():
                 logger.info(line)

@@ -248,7 +248,9 @@ nlohmann::ordered_json plan_tree(const PlanRun& run, const PlanningInput& input)
   return plan_to_json(file);
 }
 
-py::tuple plan(const py::dict& source, const py::dict& options, int threads, bool want_stats) {
+// `destination` ends the summary ("plan written to ..."), as the CLI's -o FILE does.
+py::tuple plan(const py::dict& source, const py::dict& options, int threads, bool want_stats,
+               const std::string& destination) {
   if (threads < 0)
     raise_input_error(InputError(SourcePos{}, "threads", "expected 0 or more, found " + std::to_string(threads)));
   const InputSource s = source_of(source);
@@ -262,9 +264,9 @@ py::tuple plan(const py::dict& source, const py::dict& options, int threads, boo
     if (want_stats && torchrec_logs_stats(run)) {
       const StatsReport report = stats_report_of(run, input);
       out.stats = render_stats_text(report);
-      if (run.ok()) out.summary = render_summary_text(summarize_run(run, report, "a ShardingPlan"));
+      if (run.ok()) out.summary = render_summary_text(summarize_run(run, report, destination));
     } else if (want_stats && run.ok()) {
-      out.summary = render_summary_text(summarize_run(run, StatsReport{}, "a ShardingPlan"));
+      out.summary = render_summary_text(summarize_run(run, StatsReport{}, destination));
     }
     if (run.ok()) out.plan = plan_tree(run, input);
     out.run = std::move(run);
@@ -376,6 +378,7 @@ PYBIND11_MODULE(_core, m) {
   m.doc() = "shardplan's C++ library in-process (use the shardplan package, not this module)";
   m.attr("version") = SHARDPLAN_VERSION;
   m.def("plan", &plan, py::arg("source"), py::arg("options"), py::arg("threads") = 0, py::arg("stats") = false,
+        py::arg("destination") = "the returned dict",
         "Plans; returns (plan file dict, torchrec stats text, summary text).");
   m.def("dumps", &dumps, py::arg("document"), "The text the CLI writes for a document (2-space JSON and a newline).");
   m.def("enumerate", &enumerate_options, py::arg("source"), py::arg("options"),

@@ -301,7 +301,12 @@ class Adapter(unittest.TestCase):
         # stack order: "seq" (pushed last) first, then sparse.ebc
         self.assertEqual([m["path"] for m in case["model"]["modules"]], ["seq", "sparse.ebc"])
         self.assertEqual(case["model"]["dense"], {"parameters": 1024, "data_type": "fp32"})
-        plan = planner.plan(model, shapes.sharders())
+        with self.assertLogs("shardplan.torchrec", logging.INFO) as logs:
+            plan = planner.plan(model, shapes.sharders())
+        lines = [r.getMessage() for r in logs.records]
+        self.assertTrue(lines[0].startswith("####"))  # EmbeddingStats' border first
+        self.assertTrue(any(line.startswith("plan: 3 tables on 2 ranks") for line in lines))
+        self.assertEqual(lines[-1], "plan    written to the returned ShardingPlan")  # the summary, last
         self.assertEqual(set(plan.plan), {"seq", "sparse.ebc"})
         self.assertEqual(set(plan.plan["sparse.ebc"]), {"t_a", "t_b"})
         shardplan.validate_plan(plan, case)
