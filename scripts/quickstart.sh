@@ -12,7 +12,8 @@ start=$(date +%s)
 scripts/build.sh shardplan
 python_built=0
 # The target exists when CMake found python3's headers and pybind11 (CMakeLists.txt).
-if cmake --build build --target help 2>/dev/null | grep -q shardplan_python; then
+targets=$(cmake --build build --target help 2>/dev/null || true)
+if [[ "$targets" == *shardplan_python* ]]; then
   scripts/build.sh shardplan_python && python_built=1
 fi
 prefix_given=${PREFIX:+1}
