@@ -169,6 +169,12 @@ class PlanParity(unittest.TestCase):
         self.assertGreater(len(e.fixes), 0)
         for i, fix in enumerate(e.fixes, 1):
             self.assertIn(f"  {i}) {fix}\n", run.stderr)
+        # explain without a table explains the tables that fit no rank, on the error
+        run = cli("explain", "--config", path, "--format", "json")
+        self.assertEqual(run.returncode, 1)
+        with self.assertRaises(shardplan.PlannerError) as raised:
+            shardplan.explain(path)
+        self.assertEqual(shardplan.dumps(raised.exception.explanation), run.stdout)
 
 
 class BadInput(unittest.TestCase):
