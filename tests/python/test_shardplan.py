@@ -26,6 +26,11 @@ try:
     import shardplan
     from shardplan import _core  # noqa: F401
     import shardplan.torchrec as sp_torchrec
+    # this build's module, not one installed elsewhere (scripts/quickstart.sh)
+    expected_dir = os.environ.get("SHARDPLAN_PYTHON_DIR")
+    if expected_dir and not os.path.realpath(_core.__file__).startswith(os.path.realpath(expected_dir) + os.sep):
+        raise ImportError(f"shardplan imports from {os.path.dirname(_core.__file__)}, not from this build's "
+                          f"{expected_dir}")
 except ImportError as error:
     print(f"\n*** shardplan's Python module is not built or not importable ({error}):"
           f" PYTHON PACKAGE TESTS {'FAIL (CI=true)' if IN_CI else 'SKIPPED'} ***\n", file=sys.stderr)
