@@ -407,6 +407,20 @@ class Adapter(unittest.TestCase):
         with open(os.path.join(SOURCE, "configs", "quickstart.json")) as f:
             self.assertEqual(greedy.case(module, shapes.sharders())["planner"], {})
 
+    def test_feature_processed_collection_is_weighted(self):
+        cfg = shapes.Obj(name="t_w", num_embeddings=1000, embedding_dim=16, data_type="FP32", feature_names=["f"])
+        fp_cls = type("FeatureProcessedEmbeddingBagCollection", (shapes.Module,), {})
+        inner = shapes.EmbeddingBagCollection([cfg])
+        fp = fp_cls(children=[("_embedding_bag_collection", inner)])
+        fp._embedding_bag_collection = inner
+        topology = shapes.topology_of(self.quickstart())
+        planner = sp_torchrec.ShardplanPlanner(topology=topology, heuristical_storage_reservation_percentage=0.3)
+        case = planner.case(shapes.Module(children=[("fp", fp)]), [shapes.Obj(module_type=fp_cls, fused_params=None)])
+        self.assertEqual(case["model"]["modules"], [{"path": "fp", "kind": "embedding_bag", "tables": [
+            {"name": "t_w", "num_embeddings": 1000, "embedding_dim": 16, "data_type": "fp32", "feature_names": ["f"]}]}])
+        self.assertEqual(case["model"]["constraints"], {"t_w": {"is_weighted": True}})
+        self.assertEqual(case["planner"]["storage_reservation"], {"policy": "heuristical", "percentage": 0.3})
+
     def test_no_tables_gives_an_empty_plan(self):
         case = self.quickstart()
         plan = sp_torchrec.ShardplanPlanner(topology=shapes.topology_of(case)).plan(
