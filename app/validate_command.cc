@@ -5,6 +5,8 @@
 #include "commands.h"
 #include "common/error.h"
 #include "config/loader.h"
+#include "config/plan_file.h"
+#include "validate/plan_model_check.h"
 #include "stdin_input.h"
 
 namespace shardplan::app {
@@ -13,6 +15,7 @@ namespace {
 struct ValidateOptions {
   std::vector<std::string> files;
   std::string kind;
+  std::string plan;  // --plan: check this plan file against the model the files hold
 };
 
 std::optional<InputKind> parse_kind(const std::string& text) {
@@ -21,7 +24,36 @@ std::optional<InputKind> parse_kind(const std::string& text) {
   throw InputError(SourcePos{}, "--kind", unknown_name_message("kind", text, names_of(kInputKindNames)));
 }
 
+// --plan PLAN FILE...: FILE is a case, a model, or a model and a topology.
+int check_plan_against_model(const ValidateOptions& options) {
+  const PlanFile plan = read_plan_file(options.plan);
+  ModelConfig model;
+  std::optional<std::int64_t> world_size;
+  const std::string& first = options.files.front();
+  if (options.files.size() == 1 && validate_file(first, std::nullopt) == InputKind::kCase) {
+    PlanningInput input = load_case(first);
+    model = std::move(input.model);
+    world_size = input.topology.world_size;
+  } else if (options.files.size() == 1) {
+    model = load_model(first);
+  } else if (options.files.size() == 2) {
+    PlanningInput input = load_inputs(first, options.files[1], std::nullopt);
+    model = std::move(input.model);
+    world_size = input.topology.world_size;
+  } else {
+    throw InputError(SourcePos{}, "--plan", "expected a case, a model, or a model and a topology after the plan, found " +
+                                                std::to_string(options.files.size()) + " files");
+  }
+  std::vector<Diagnostic> problems;
+  for (std::string& difference : plan_model_differences(plan, model, world_size))
+    problems.push_back(Diagnostic{SourcePos{options.plan, 0, 0}, "", std::move(difference)});
+  if (!problems.empty()) throw InputError(std::move(problems));
+  std::cout << options.plan << ": ok (matches " << first << ")\n";
+  return static_cast<int>(ExitCode::kOk);
+}
+
 int run(const ValidateOptions& options) {
+  if (!options.plan.empty()) return check_plan_against_model(options);
   std::optional<InputKind> forced = parse_kind(options.kind);
   std::vector<Diagnostic> problems;
   for (const auto& file : options.files) {
@@ -45,11 +77,16 @@ CommandRun setup_validate(CLI::App& sub) {
   sub.add_option("--kind", options->kind, "what the files hold: model, topology, planner or case (default: "
                                           "recognised from the top-level keys)")
       ->type_name("KIND");
+  sub.add_option("--plan", options->plan,
+                 "check this plan file against the model the FILEs hold (a case, a model, or a model and a "
+                 "topology): every table planned, shards inside and covering each table, ranks in the world")
+      ->type_name("PLAN");
   sub.footer(
       "Examples:\n"
       "  shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-2x8-80g.yaml\n"
       "  shardplan validate --kind planner configs/planner-default.yaml\n"
       "  shardplan validate configs/*.yaml configs/quickstart.json\n"
+      "  shardplan validate --plan plan.json configs/quickstart.json   # a stale plan fails with what differs\n"
       "Prints 'FILE: ok (KIND)' per valid file and every problem as file:line:col: key.path: message;\n"
       "exit code 0 when all files are valid, 2 otherwise.");
   return [options] { return run(*options); };

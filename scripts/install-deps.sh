@@ -4,7 +4,8 @@
 # either it says what to run and stops.
 set -euo pipefail
 
-packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema)
+packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema
+          python3-dev pybind11-dev)  # the Python package (python/, scripts/quickstart.sh)
 # Options add what only some scripts use:
 #   --for-tests  headless chromium, for the report screenshot test (scripts/test.sh)
 #   --for-fuzz   clang and its sanitizer and libFuzzer runtimes (scripts/test-sanitized,

@@ -69,22 +69,27 @@ namespace {
 // Reads one file with `read` and throws every problem found, or returns the value.
 // A JSON file is first read without source positions (fast); only when that
 // finds a problem is it read again with them, so messages keep file:line:col.
-template <typename Read>
-auto load_with(const std::string& path, Read read) {
+template <typename Read, typename Parse>
+auto load_parsed_with(Parse parse, Read read) {
   auto read_all = [&](const Document& doc) {
     NodeReader r(doc.file);
     auto value = read(doc, r);
     r.throw_if_any();
     return value;
   };
-  const Document fast = read_document(path, Positions::kOptional);
+  const Document fast = parse(Positions::kOptional);
   if (fast.has_positions) return read_all(fast);
   try {
     return read_all(fast);
   } catch (const InputError&) {
     // Same problems, now with their positions.
   }
-  return read_all(read_document(path, Positions::kNeeded));
+  return read_all(parse(Positions::kNeeded));
+}
+
+template <typename Read>
+auto load_with(const std::string& path, Read read) {
+  return load_parsed_with([&](Positions positions) { return read_document(path, positions); }, read);
 }
 }  // namespace
 
@@ -102,6 +107,11 @@ PlannerOptions load_planner(const std::string& path) {
 
 PlanningInput load_case(const std::string& path) {
   return load_with(path, [](const Document& doc, NodeReader& r) { return case_of(doc, r); });
+}
+
+PlanningInput load_case_text(const std::string& file, std::string_view text) {
+  return load_parsed_with([&](Positions positions) { return parse_document(file, text, positions); },
+                          [](const Document& doc, NodeReader& r) { return case_of(doc, r); });
 }
 
 PlanningInput load_inputs(const std::string& model_path, const std::string& topology_path,

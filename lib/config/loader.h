@@ -29,6 +29,9 @@ TopologyConfig load_topology(const std::string& path);
 PlannerOptions load_planner(const std::string& path);
 // A one-file case (`--config case.json`).
 PlanningInput load_case(const std::string& path);
+// load_case on text already in memory (the Python binding's dict input); `file`
+// names it in messages and its extension picks JSON or YAML.
+PlanningInput load_case_text(const std::string& file, std::string_view text);
 // The three-file form; planner options come from the planner file if given, else
 // from the model file's `planner:` key, else defaults.
 PlanningInput load_inputs(const std::string& model_path, const std::string& topology_path,

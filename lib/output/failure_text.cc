@@ -159,7 +159,7 @@ std::string total_fix(const CapacityFix& fix, const PlanFailure& f) {
   return out;
 }
 
-std::string fixes_text(const PlanRun& run, const PlanFailure& f) {
+std::vector<std::string> fix_list(const PlanRun& run, const PlanFailure& f) {
   std::vector<std::string> fixes;
   for (const auto& t : f.tables) fixes.push_back(table_fix(t, f, run));
   if (f.total_fix) fixes.push_back(total_fix(*f.total_fix, f));
@@ -180,21 +180,28 @@ std::string fixes_text(const PlanRun& run, const PlanFailure& f) {
   if (hbm_short && reservation && reservation->percentage > 0)
     fixes.push_back(fmt::format("a smaller storage reservation (--reservation-percentage, now {})",
                                 reservation->percentage));
+  return fixes;
+}
+
+std::string numbered_fixes_text(const std::vector<std::string>& fixes) {
   std::string out = "Possible fixes:\n";
   for (std::size_t i = 0; i < fixes.size(); ++i) out += fmt::format("  {}) {}\n", i + 1, fixes[i]);
   return out;
 }
 
+std::string fixes_text(const PlanRun& run, const PlanFailure& f) {
+  return numbered_fixes_text(fix_list(run, f));
+}
+
 // The fixed list of fixes, for a failure without fix data (a PlanResult made
 // outside run_plan).
-std::string generic_fixes(const PlanRun& run) {
-  return fmt::format(
-      "Possible fixes:\n"
-      "  1) more devices (world size {}) or devices with more memory (--world-size, --hbm-cap, --ddr-cap)\n"
-      "  2) a smaller model or batch size (--batch-size)\n"
-      "  3) a smaller storage reservation (--reservation-percentage)\n",
-      run.topology.world_size);
+std::vector<std::string> generic_fix_list(const PlanRun& run) {
+  return {fmt::format("more devices (world size {}) or devices with more memory (--world-size, --hbm-cap, --ddr-cap)",
+                      run.topology.world_size),
+          "a smaller model or batch size (--batch-size)", "a smaller storage reservation (--reservation-percentage)"};
 }
+
+std::string generic_fixes(const PlanRun& run) { return numbered_fixes_text(generic_fix_list(run)); }
 
 }  // namespace
 
@@ -215,6 +222,13 @@ std::string explain_failure(const PlanRun& run) {
     out += "  last partitioner error: " +
            plain_words(partition_failure_text(*f.last_partition_failure, run.search_space)) + "\n";
   return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
+}
+
+std::vector<std::string> failure_fixes(const PlanRun& run) {
+  if (run.enumeration_error || !run.result.failure) return {};
+  const PlanFailure& f = *run.result.failure;
+  if (f.stage != FailureStage::kPlan) return {};
+  return f.has_fixes ? fix_list(run, f) : generic_fix_list(run);
 }
 
 nlohmann::ordered_json failure_json(const PlanRun& run) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,11 @@ namespace shardplan {
 // did not fit, what their smallest option needs, the largest free rank, and
 // numbered fixes. "" for a run that did not fail.
 std::string explain_failure(const PlanRun& run);
+
+// The numbered fixes explain_failure lists, one string each without its number
+// (for the Python binding's PlannerError.fixes); empty for a run that did not
+// fail, failed in enumeration, or at a stage with no fixes.
+std::vector<std::string> failure_fixes(const PlanRun& run);
 
 // A failed run as JSON, for `--stats json`, whose stream must hold JSON only:
 // {"kind": torchrec's error type (INSUFFICIENT_STORAGE, STRICT_CONSTRAINTS, PARTITION,
