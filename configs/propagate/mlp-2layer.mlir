@@ -1,12 +1,16 @@
 // A 2-layer MLP, data parallel over "data" and model parallel over "model", in the
 // form `jax.jit(mlp).lower(x, w1, b1, w2).as_text()` prints with Shardy (hand-written:
-// relu lowers to a private function). The CHECK lines below are the shardings Shardy's
-// rules give, derived by hand (user-priority, which is op-priority with every level):
+// relu lowers to a private function called with `call`). The CHECK lines below are the
+// shardings Shardy's propagation passes give when run on this module as it is, derived
+// by hand (user-priority, which is op-priority with every level):
+// - a `call` has no sharding rule: nothing flows through it, and relu's body is
+//   propagated on its own (its argument is an unsharded input), so it stays unsharded.
 // - level 2 (pass factors): layer1 puts data (from x) and model (from w1) on its result;
-//   the add spreads both to bias1 and the relu; bias1 then pulls model back into b1
-//   (a broadcast only propagates backward before level 4).
-// - layer2 contracts a model-sharded dim with w2's model-sharded rows: the result keeps
-//   data from its operand and the output sharding, and needs an all-reduce over model.
+//   the add spreads both to bias1; bias1 then pulls model back into b1 (a broadcast
+//   only propagates backward before level 4). layer2 gives the call's result the data
+//   that the output sharding gave to layer2.
+// - level 3 (reduction factors too): layer2's contracting factor gives the call's result
+//   w2's model. layer2 contracts over model on both sides: an all-reduce over model.
 // CHECK: x = [{data}, {}]
 // CHECK: w1 = [{}, {model}]
 // CHECK: b1 = [{model, ?}]
@@ -14,10 +18,12 @@
 // CHECK: layer1 = [{data, ?}, {model, ?}]
 // CHECK: bias1 = [{data, ?}, {model, ?}]
 // CHECK: add1 = [{data, ?}, {model, ?}]
-// CHECK: relu/%cst = []
-// CHECK: relu_zeros = [{data, ?}, {model, ?}]
-// CHECK: relu_max = [{data, ?}, {model, ?}]
+// CHECK: relu = [{data, ?}, {model, ?}]
 // CHECK: layer2 = [{data, ?}, {?}]
+// CHECK: relu/%arg0 = [{?}, {?}]
+// CHECK: relu/%cst = []
+// CHECK: relu_zeros = [{?}, {?}]
+// CHECK: relu_max = [{?}, {?}]
 // CHECK-OUTPUT: 0 = [{data}, {}]
 // CHECK-STDOUT: all-reduce over model at layer2
 #loc1 = loc("x")
@@ -46,7 +52,7 @@ module @jit_mlp attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1
 #loc6 = loc("layer1"(#loc5))
 #loc7 = loc("bias1"(#loc5))
 #loc8 = loc("add1"(#loc5))
-#loc9 = loc("jit(mlp)/jit(main)/relu"(#loc5))
+#loc9 = loc("relu"(#loc5))
 #loc10 = loc("layer2"(#loc5))
 #loc11 = loc("mlp.py":4:0)
 #loc12 = loc("relu_zeros"(#loc11))

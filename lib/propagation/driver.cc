@@ -43,7 +43,8 @@ PropagationDriver::PropagationDriver(const Program& program, long max_visits)
   }
   for (std::size_t k = 0; k < num_ops; ++k) {
     const Op& op = program.ops[k];
-    pinned_[k] = op.kind == OpKind::kCopy && program.tensors[op.results[0]].sharding_written;
+    // A sharding constraint is not pure (§13.1), nor is a call: MLIR never erases either.
+    pinned_[k] = (op.kind == OpKind::kCopy && program.tensors[op.results[0]].sharding_written) || op.kind == OpKind::kCall;
     for (int t : op.operands) {
       ++use_counts_[t];
       if (users_[t].empty() || users_[t].back() != static_cast<int>(k)) {

@@ -16,9 +16,6 @@ namespace shardplan::propagation {
 namespace {
 
 constexpr std::size_t kNoSite = MlirShardingSite::kNone;
-// Calls nest at most this deep (a longer chain is almost surely a mistake, and the
-// expansion below recurses once per level).
-constexpr int kMaxMlirCallDepth = 256;
 
 // A character cursor over the module text with MLIR's lexical rules.
 class MlirCursor {
@@ -269,16 +266,32 @@ class MlirModuleReader {
     if (!has_mesh_) c_.fail(0, "no `sdy.mesh` in the module: shardings need a mesh");
     const MlirParsedFunc* main = find_main();
     program_.mesh = mesh_;
-    std::vector<int> results = expand(*main, {}, 0, true, "");
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      Output output;
-      output.tensor = results[i];
-      const MlirParsedValue& r = main->results[i];
-      if (r.sharding.present())
-        output.sharding = read_sharding(r.sharding, MlirShardingSite::Form::kTensor, r.shape.size(), "result " + std::to_string(i));
-      program_.outputs.push_back(std::move(output));
-      source_->output_sites.push_back(site_of(r, MlirShardingSite::Form::kTensor));
+    // Shardy's propagation runs over every function of the module in module order; a
+    // call has no sharding rule, so nothing flows through it, and a called function's
+    // body is propagated on its own, its arguments inputs like main's.
+    std::map<std::string, std::vector<int>> returned;
+    for (const std::string& name : order_) {
+      const MlirParsedFunc& f = functions_.at(name);
+      returned[name] = build_function(f, &f == main);
     }
+    // main's results are the program's outputs 0..n-1; other functions' results follow
+    // (each returned value is used by its function's return).
+    auto add_outputs = [&](const MlirParsedFunc& f) {
+      const std::vector<int>& results = returned.at(f.name);
+      for (std::size_t i = 0; i < results.size(); ++i) {
+        Output output;
+        output.tensor = results[i];
+        const MlirParsedValue& r = f.results[i];
+        if (r.sharding.present())
+          output.sharding = read_sharding(r.sharding, MlirShardingSite::Form::kTensor, r.shape.size(),
+                                          f.name + " result " + std::to_string(i));
+        program_.outputs.push_back(std::move(output));
+        source_->output_sites.push_back(site_of(r, MlirShardingSite::Form::kTensor));
+      }
+    };
+    add_outputs(*main);
+    for (const std::string& name : order_)
+      if (name != main->name) add_outputs(functions_.at(name));
     apply_options(overrides);
     source_->mesh_name = mesh_name_;
     program_.mlir = source_;
@@ -902,48 +915,28 @@ class MlirModuleReader {
     return static_cast<int>(program_.tensors.size()) - 1;
   }
 
-  // Adds `f`'s body to the program with its arguments bound to `args` (the main function:
-  // new input tensors). Returns the tensors it returns. `first`: the first expansion of `f`
-  // (its text sites get the shardings).
-  std::vector<int> expand(const MlirParsedFunc& f, const std::vector<int>& args, int depth, bool first,
-                          const std::string& prefix) {
-    if (depth > kMaxMlirCallDepth) c_.fail(f.at, "calls nest more than " + std::to_string(kMaxMlirCallDepth) + " deep");
-    if (active_.count(f.name)) c_.fail(f.at, "function " + f.name + " calls itself (recursion is not supported)");
-    active_.insert(f.name);
+  // Adds `f`'s arguments (input tensors) and body to the program; returns the tensors
+  // its return uses. Values outside main are named `function/%ssa`.
+  std::vector<int> build_function(const MlirParsedFunc& f, bool is_main) {
+    std::string prefix = is_main ? "" : f.name.substr(1) + "/";
     std::unordered_map<std::string, int> values;
-    std::unordered_map<std::string, const MlirParsedOp*> constants;
-    bool is_main = args.empty() && depth == 0;
     for (std::size_t i = 0; i < f.args.size(); ++i) {
       const MlirParsedValue& a = f.args[i];
-      if (values.count(a.name) || constants.count(a.name)) c_.fail(a.at, "argument " + a.name + " declared twice");
-      if (is_main) {
-        std::optional<TensorSharding> s;
-        if (a.sharding.present()) s = read_sharding(a.sharding, MlirShardingSite::Form::kTensor, a.shape.size(), "argument " + a.name);
-        int t = add_tensor(loc_name(a.loc), prefix + a.name, a.shape, s, -1);
-        source_->tensor_sites[t].push_back(site_of(a, MlirShardingSite::Form::kTensor));
-        values[a.name] = t;
-      } else {
-        if (a.sharding.present())
-          c_.fail(a.sharding.begin, "argument " + a.name + " of private function " + f.name +
-                                        ": a sharding on a called function's argument is not supported");
-        values[a.name] = args[i];
-        if (first) source_->tensor_sites[args[i]].push_back(site_of(a, MlirShardingSite::Form::kTensor));
-      }
+      if (values.count(a.name)) c_.fail(a.at, "argument " + a.name + " declared twice");
+      std::optional<TensorSharding> s;
+      if (a.sharding.present())
+        s = read_sharding(a.sharding, MlirShardingSite::Form::kTensor, a.shape.size(), "argument " + a.name);
+      int t = add_tensor(is_main ? loc_name(a.loc) : "", prefix + a.name, a.shape, s, -1);
+      source_->tensor_sites[t].push_back(site_of(a, MlirShardingSite::Form::kTensor));
+      values[a.name] = t;
     }
     auto operand = [&](const MlirValueRef& v) -> int {
       auto it = values.find(v.name);
       if (it != values.end()) return it->second;
-      auto ct = constants.find(v.name);
-      if (ct != constants.end()) {  // each use of a constant is its own copy (Shardy splits them)
-        const MlirParsedOp& cop = *ct->second;
-        std::string fallback = prefix + cop.result;
-        int t = add_tensor(names_.count(fallback) ? "" : fallback, fallback, cop.result_type, std::nullopt, -1);
-        return t;
-      }
       c_.fail(v.at, "unknown value " + v.name);
     };
     auto define = [&](const MlirParsedOp& op, int t) {
-      if (values.count(op.result) || constants.count(op.result)) c_.fail(op.at, "value " + op.result + " defined twice");
+      if (values.count(op.result)) c_.fail(op.at, "value " + op.result + " defined twice");
       values[op.result] = t;
     };
     std::vector<int> returned;
@@ -964,9 +957,14 @@ class MlirModuleReader {
         break;
       }
       if (op.name == "stablehlo.constant") {
+        // No sharding rule and no operands: its value is an input that users may shard.
         if (!op.operands.empty()) c_.fail(op.at, "'stablehlo.constant' takes no operands");
-        if (values.count(op.result) || constants.count(op.result)) c_.fail(op.at, "value " + op.result + " defined twice");
-        constants[op.result] = &op;
+        std::optional<TensorSharding> sharding;
+        if (op.sharding.present())
+          sharding = read_sharding(op.sharding, MlirShardingSite::Form::kPerValue, op.result_type.size(), where);
+        int t = add_tensor(loc_name(op.loc), prefix + op.result, op.result_type, sharding, -1);
+        source_->tensor_sites[t].push_back(site_of(op));
+        define(op, t);
         continue;
       }
       std::vector<int> in;
@@ -994,12 +992,6 @@ class MlirModuleReader {
                                                      " results are not supported (one result)");
         if (g.results[0].shape != op.result_type)
           c_.fail(op.colon, "the call's result type does not match " + op.callee + "'s");
-        int instance = ++instances_[g.name];
-        std::string inner = g.name.substr(1) + (instance > 1 ? "#" + std::to_string(instance) : "") + "/";
-        std::vector<int> out = expand(g, in, depth + 1, first && instance == 1, inner);
-        if (first) source_->tensor_sites[out[0]].push_back(site_of(op));
-        define(op, out[0]);
-        continue;
       }
       Op o;
       int k = static_cast<int>(program_.ops.size());
@@ -1009,7 +1001,11 @@ class MlirModuleReader {
       op_names_.insert(o.name);
       o.operands = in;
       std::optional<TensorSharding> sharding;
-      if (op.name == "sdy.sharding_constraint") {
+      if (op.name == "func.call") {
+        o.kind = OpKind::kCall;  // no sharding rule: propagation stops at the call
+        if (op.sharding.present())
+          sharding = read_sharding(op.sharding, MlirShardingSite::Form::kPerValue, op.result_type.size(), where);
+      } else if (op.name == "sdy.sharding_constraint") {
         o.kind = OpKind::kCopy;
         if (!op.inline_sharding.present()) c_.fail(op.at, "'sdy.sharding_constraint' needs its sharding <@mesh, [...]>");
         sharding = read_sharding(op.inline_sharding, MlirShardingSite::Form::kInline, op.result_type.size(),
@@ -1028,8 +1024,8 @@ class MlirModuleReader {
       }
       read_op_attributes(op, o);
       o.results.assign(1, -1);  // the result tensor is added once the op checks out
-      std::string problem = check_arity(o);
-      if (problem.empty()) {
+      std::string problem = o.kind == OpKind::kCall ? "" : check_arity(o);
+      if (problem.empty() && o.kind != OpKind::kCall) {
         std::vector<Shape> shapes;
         for (int t : o.operands) shapes.push_back(program_.tensors[t].shape);
         std::optional<Shape> inferred;
@@ -1040,11 +1036,10 @@ class MlirModuleReader {
       if (!problem.empty()) c_.fail(op.at, where + ": " + problem);
       int t = add_tensor(loc_name(op.loc), fallback, op.result_type, sharding, k);
       o.results = {t};
-      if (first) source_->tensor_sites[t].push_back(site_of(op));
+      source_->tensor_sites[t].push_back(site_of(op));
       program_.ops.push_back(std::move(o));
       define(op, t);
     }
-    active_.erase(f.name);
     if (returned.size() != f.results.size()) c_.fail(f.at, f.name + " has no return");
     return returned;
   }
@@ -1120,8 +1115,6 @@ class MlirModuleReader {
   std::map<std::string, std::string> aliases_;
   std::map<std::string, MlirParsedFunc> functions_;
   std::vector<std::string> order_;
-  std::set<std::string> active_;
-  std::map<std::string, int> instances_;
   std::set<std::string> names_, op_names_;
 };
 

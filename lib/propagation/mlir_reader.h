@@ -4,8 +4,10 @@
 //
 // Our own recursive-descent reader: no MLIR dependency. It knows `sdy.mesh`, argument and
 // result `sdy.sharding` attributes, `sdy.sharding_constraint`, the StableHLO ops that
-// match the op kinds of program.h, `stablehlo.constant`, `func.call` of private
-// functions and `return`. Anything else is a positioned error.
+// match the op kinds of program.h, `stablehlo.constant`, `func.call` and `return`.
+// Every function's body becomes part of the program (Shardy's passes propagate each
+// function of the module; a call has no sharding rule, so nothing crosses it); the
+// public function's results are the outputs. Anything else is a positioned error.
 #pragma once
 
 #include <cstddef>
@@ -41,10 +43,9 @@ struct MlirShardingSite {
 struct MlirSource {
   std::string text;       // the module as read
   std::string mesh_name;  // the `sdy.mesh` the shardings refer to
-  // Per tensor of the program: where its sharding is written (none for tensors of a
-  // second call of one function, and for split constants).
+  // Per tensor of the program: where its sharding is written.
   std::vector<std::vector<MlirShardingSite>> tensor_sites;
-  std::vector<MlirShardingSite> output_sites;  // per output (the main function's results)
+  std::vector<MlirShardingSite> output_sites;  // per output: main's results, then other functions'
 };
 
 // True when `text` is MLIR rather than JSON or YAML: a `.mlir` path, or a first token of

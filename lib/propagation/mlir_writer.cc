@@ -79,10 +79,24 @@ std::string render_mlir(const PropagationDriver& driver) {
       add_site_edit(site, text, edits);
     }
   }
-  for (std::size_t i = 0; i < program.outputs.size(); ++i)
-    if (state.output_shardings[i])
+  for (std::size_t i = 0; i < program.outputs.size(); ++i) {
+    if (state.output_shardings[i]) {
       add_site_edit(source.output_sites[i], sdy_sharding_text(*state.output_shardings[i], program.mesh, source.mesh_name),
                     edits);
+      continue;
+    }
+    // A result without a sharding of its own: Shardy's sync of the returned value into
+    // the function result creates one, open everywhere (the result had no closed dims),
+    // with the value's axes; none when the value has no axes on any dim.
+    TensorSharding result = state.shardings[program.outputs[i].tensor];
+    result.replicated.clear();
+    bool any_axes = false;
+    for (DimSharding& d : result.dims) {
+      d.closed = false;
+      any_axes = any_axes || !d.axes.empty();
+    }
+    if (any_axes) add_site_edit(source.output_sites[i], sdy_sharding_text(result, program.mesh, source.mesh_name), edits);
+  }
   // Insertions at one position keep their order (a bare result's "(" before its type...).
   std::stable_sort(edits.begin(), edits.end(),
                    [](const MlirTextEdit& a, const MlirTextEdit& b) { return a.begin < b.begin; });

@@ -20,6 +20,9 @@ enum class OpKind {
   kNegate, kAbs, kExp, kLog, kSqrt, kRsqrt, kTanh, kSine, kCosine, kLogistic, kConvert, kCopy,
   kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum, kPower,
   kDotGeneral, kMatmul, kReduce, kTranspose, kBroadcastInDim, kReshape, kConcatenate,
+  // MLIR input only (not in kOpKindNames): `func.call`, which has no sharding rule, is
+  // never erased (not pure), and propagates nothing between its operands and result.
+  kCall,
 };
 
 inline constexpr NameTable<OpKind, 26> kOpKindNames{{

@@ -187,7 +187,7 @@ std::string render_program_json(const PropagationDriver& driver, const std::vect
     Json operands = Json::array(), results = Json::array();
     for (int t : op.operands) operands.push_back(program.tensors[t].name);
     for (int t : op.results) results.push_back(program.tensors[t].name);
-    Json entry = json_object("name", op.name, "kind", std::string(name_of(kOpKindNames, op.kind)), "operands",
+    Json entry = json_object("name", op.name, "kind", op.kind == OpKind::kCall ? std::string("call") : std::string(name_of(kOpKindNames, op.kind)), "operands",
                              std::move(operands), "results", std::move(results));
     switch (op.kind) {
       case OpKind::kDotGeneral:
