@@ -265,7 +265,6 @@ class MlirModuleReader {
     parse_top();
     if (!has_mesh_) c_.fail(0, "no `sdy.mesh` in the module: shardings need a mesh");
     const MlirParsedFunc* main = find_main();
-    program_.mesh = mesh_;
     // Shardy's propagation runs over every function of the module in module order; a
     // call has no sharding rule, so nothing flows through it, and a called function's
     // body is propagated on its own, its arguments inputs like main's.
@@ -293,6 +292,11 @@ class MlirModuleReader {
     for (const std::string& name : order_)
       if (name != main->name) add_outputs(functions_.at(name));
     apply_options(overrides);
+    if (mesh_name_.empty()) {  // no sharding anywhere: the first mesh
+      mesh_name_ = first_mesh_name_;
+      mesh_ = meshes_.at(mesh_name_);
+    }
+    program_.mesh = mesh_;
     source_->mesh_name = mesh_name_;
     program_.mlir = source_;
     return std::move(program_);
@@ -394,8 +398,7 @@ class MlirModuleReader {
     meshes_[name] = mesh;
     if (!has_mesh_) {
       has_mesh_ = true;
-      mesh_ = mesh;
-      mesh_name_ = name;
+      first_mesh_name_ = name;
     }
   }
 
@@ -839,8 +842,12 @@ class MlirModuleReader {
     if (comma == std::string::npos) c_.fail(range.begin, who + ": expected ', [' after the mesh name in " + raw);
     std::string mesh = inner.substr(i, comma - i);
     while (!mesh.empty() && std::isspace(static_cast<unsigned char>(mesh.back()))) mesh.pop_back();
+    if (mesh_name_.empty() && meshes_.count(mesh)) {  // the first sharding picks the module's mesh
+      mesh_name_ = mesh;
+      mesh_ = meshes_.at(mesh);
+    }
     if (mesh != mesh_name_) {
-      if (meshes_.count(mesh))
+      if (meshes_.count(mesh) && !mesh_name_.empty())
         c_.fail(range.begin, who + ": sharding on mesh " + mesh + ", but the module's shardings use " + mesh_name_ +
                                  " (one mesh per module)");
       c_.fail(range.begin, who + ": unknown mesh " + mesh);
@@ -1109,6 +1116,7 @@ class MlirModuleReader {
   std::shared_ptr<MlirSource> source_;
   Program program_;
   bool has_mesh_ = false;
+  std::string first_mesh_name_;
   Mesh mesh_;
   std::string mesh_name_;
   std::map<std::string, Mesh> meshes_;
