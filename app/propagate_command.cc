@@ -62,7 +62,7 @@ int run(CLI::App& sub, PropagateArgs& args) {
 
 CommandRun setup_propagate(CLI::App& sub) {
   auto args = std::make_shared<PropagateArgs>();
-  sub.add_option("--input,-i", args->input, "the program: mesh, tensors, ops, outputs, options (JSON or YAML)")
+  sub.add_option("--input,-i", args->input, "the program: a StableHLO/sdy MLIR module (.mlir, as JAX prints it), or JSON/YAML")
       ->required()
       ->type_name("FILE");
   sub.add_option("--strategy", args->strategy,
@@ -82,11 +82,12 @@ CommandRun setup_propagate(CLI::App& sub) {
   sub.add_option("--output,-o", args->output, "write the result here (atomically) instead of stdout")
       ->type_name("FILE");
   sub.add_flag("--timings", args->timings, "print the wall time of each phase (read, propagate, render, write) to stderr");
-  sub.add_option("--format", args->format, "json (default) | text: each tensor, its sharding and what set it")
+  sub.add_option("--format", args->format, "json (default) | text: each tensor, its sharding, what set it, collectives | mlir: the MLIR input with its shardings")
       ->type_name("FORMAT");
   sub.footer(
       "Example (a 2-layer MLP on a data x model mesh, see docs/commands/propagate.md):\n"
       "  shardplan propagate --input configs/propagate/mlp-2layer.json --format text\n"
+      "  shardplan propagate --input configs/propagate/mlp-2layer.mlir --format mlir\n"
       "  shardplan propagate -i program.yaml --strategy aggressive --keep-sharding-rules -o result.json\n"
       "Options may also be given in the input under \"options\" (flag names with '_'); the command line wins.\n"
       "Exit code 0 on success, 1 if propagation does not converge, 2 for bad input or usage.");

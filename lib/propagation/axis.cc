@@ -6,9 +6,13 @@
 namespace shardplan::propagation {
 
 int Mesh::find(const std::string& name) const {
-  for (std::size_t i = 0; i < axes.size(); ++i)
-    if (axes[i].name == name) return static_cast<int>(i);
-  return -1;
+  if (indexed_ > axes.size()) {  // axes were replaced by a shorter list: index again
+    index_.clear();
+    indexed_ = 0;
+  }
+  for (; indexed_ < axes.size(); ++indexed_) index_.emplace(axes[indexed_].name, static_cast<int>(indexed_));
+  auto it = index_.find(name);
+  return it == index_.end() ? -1 : it->second;
 }
 
 AxisRef sub_axis(const AxisRef& of, std::int64_t pre, std::int64_t size) {

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace shardplan::propagation {
@@ -16,10 +18,18 @@ struct MeshAxis {
 };
 
 // The ordered named axes of a device mesh.
+// Readers only append to `axes`; `find` indexes the axes appended since its last call,
+// so a mesh of n axes is read in O(n) lookups, not O(n^2) comparisons.
 struct Mesh {
+  Mesh() = default;
+  Mesh(std::vector<MeshAxis> mesh_axes) : axes(std::move(mesh_axes)) {}  // NOLINT: implicit, like an aggregate
   std::vector<MeshAxis> axes;
-  // Index of the axis called `name`, or -1.
+  // Index of the first axis called `name`, or -1.
   int find(const std::string& name) const;
+
+ private:
+  mutable std::unordered_map<std::string, int> index_;
+  mutable std::size_t indexed_ = 0;
 };
 
 // A whole axis (pre 1, size = the axis size) or the size-`size` piece of axis

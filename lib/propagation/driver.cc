@@ -30,35 +30,72 @@ PropagationDriver::PropagationDriver(const Program& program, long max_visits)
     output_rules_.push_back(o.sharding ? std::optional<ShardingRule>(identity_rule(program.tensors[o.tensor].shape))
                                        : std::nullopt);
 
-  // Dead ops (§12.1): decided from the end, as MLIR erases an unused op when it pops it.
-  std::vector<char> needed(num_tensors, 0);
-  for (const Output& o : program.outputs) needed[o.tensor] = 1;
-  live_.assign(num_ops, 0);
-  for (std::size_t k = num_ops; k-- > 0;) {
-    const Op& op = program.ops[k];
-    if (!needed[op.results[0]]) continue;
-    live_[k] = 1;
-    for (int t : op.operands) needed[t] = 1;
-  }
+  // Uses on the whole program; ops are erased lazily, when a worklist run pops them (§13.2).
+  erased_.assign(num_ops, 0);
+  pinned_.assign(num_ops, 0);
   users_.resize(num_tensors);
   use_counts_.assign(num_tensors, 0);
-  for (const Output& o : program.outputs) ++use_counts_[o.tensor];
+  distinct_users_.assign(num_tensors, 0);
+  in_outputs_.assign(num_tensors, 0);
+  for (const Output& o : program.outputs) {
+    ++use_counts_[o.tensor];
+    in_outputs_[o.tensor] = 1;
+  }
   for (std::size_t k = 0; k < num_ops; ++k) {
-    if (!live_[k]) continue;
-    for (int t : program.ops[k].operands) {
+    const Op& op = program.ops[k];
+    // A sharding constraint is not pure (§13.1), nor is a call: MLIR never erases either.
+    pinned_[k] = (op.kind == OpKind::kCopy && program.tensors[op.results[0]].sharding_written) || op.kind == OpKind::kCall;
+    for (int t : op.operands) {
       ++use_counts_[t];
-      if (users_[t].empty() || users_[t].back() != static_cast<int>(k)) users_[t].push_back(static_cast<int>(k));
+      if (users_[t].empty() || users_[t].back() != static_cast<int>(k)) {
+        users_[t].push_back(static_cast<int>(k));
+        ++distinct_users_[t];
+      }
     }
+  }
+}
+
+bool PropagationDriver::dead(int k) const {
+  if (pinned_[k]) return false;
+  for (int t : program_.ops[k].results)
+    if (use_counts_[t] > 0) return false;
+  return true;
+}
+
+void PropagationDriver::erase(int k, std::vector<int>& stack, std::vector<char>& in_stack) {
+  const Op& op = program_.ops[k];
+  // MLIR re-queues the producer of each operand that has at most one other distinct user
+  // (the function's return counts as one user), counted while the op still exists.
+  for (int t : op.operands) {
+    int producer = program_.tensors[t].defined_by;
+    if (producer < 0) continue;
+    int others = distinct_users_[t] - 1 + (in_outputs_[t] ? 1 : 0);
+    if (others > 1 || in_stack[producer]) continue;
+    stack.push_back(producer);
+    in_stack[producer] = 1;
+  }
+  erased_[k] = 1;
+  for (std::size_t i = 0; i < op.operands.size(); ++i) {
+    int t = op.operands[i];
+    --use_counts_[t];
+    bool first_slot = std::find(op.operands.begin(), op.operands.begin() + static_cast<long>(i), t) ==
+                      op.operands.begin() + static_cast<long>(i);
+    if (first_slot) --distinct_users_[t];
+  }
+  // The erased op's results print their input sharding and were set by nobody.
+  for (int t : op.results) {
+    state_.shardings[t] = program_.tensors[t].sharding;
+    state_.set_by[t] = Setter{};
   }
 }
 
 const std::vector<int>& PropagationDriver::visit(const ShardingRule& rule, const std::vector<TensorSharding*>& slots,
                                                  const std::vector<Direction>& directions, bool elementwise,
-                                                 const FactorPropagation& factor_propagation) {
+                                                 bool conservative, const FactorPropagation& factor_propagation) {
   changed_slots_.clear();
   before_.assign(slots.begin(), slots.end());
   project(rule, before_, projection_);
-  FactorPropagationContext context{rule, directions, program_.options.conservative_propagation, elementwise};
+  FactorPropagationContext context{rule, directions, conservative, elementwise};
   factor_propagation.propagate(context, projection_);
   // Every slot is compared with the sharding from before the visit (§12.5), so new
   // shardings are built first and written after.
@@ -78,7 +115,7 @@ void PropagationDriver::run_worklist(const FactorPropagation& factor_propagation
   std::vector<char> in_stack(num_ops, 0);
   stack.reserve(num_ops);
   for (std::size_t k = num_ops; k-- > 0;)
-    if (live_[k] && rules_[k]) {
+    if (!erased_[k]) {
       stack.push_back(static_cast<int>(k));
       in_stack[k] = 1;
     }
@@ -89,6 +126,12 @@ void PropagationDriver::run_worklist(const FactorPropagation& factor_propagation
     stack.pop_back();
     in_stack[k] = 0;
     if (++visits > max_visits_) throw PropagationDidNotConverge();
+    // MLIR's driver tests triviality when it pops an op: a dead one is erased, not visited.
+    if (dead(k)) {
+      erase(k, stack, in_stack);
+      continue;
+    }
+    if (!rules_[k]) continue;  // no sharding rule: nothing to propagate through
     const Op& op = program_.ops[k];
     const ShardingRule& rule = *rules_[k];
     directions(k, rule, directions_);
@@ -100,13 +143,14 @@ void PropagationDriver::run_worklist(const FactorPropagation& factor_propagation
     for (int t : op.operands) slot_tensors.push_back(t);
     for (int t : op.results) slot_tensors.push_back(t);
     for (int t : slot_tensors) slots_.push_back(&state_.shardings[t]);
-    const std::vector<int>& changed = visit(rule, slots_, directions_, rule.elementwise, factor_propagation);
+    const std::vector<int>& changed =
+        visit(rule, slots_, directions_, rule.elementwise, program_.options.conservative_propagation, factor_propagation);
     for (int s : changed) {
       int t = slot_tensors[s];
       state_.set_by[t] = Setter{Setter::Kind::kOp, k, current_iteration_};
       // MLIR notifies the defining op, then the users; each is pushed on top unless queued.
       auto push = [&](int candidate) {
-        if (candidate == k || candidate < 0 || !live_[candidate] || !rules_[candidate] || in_stack[candidate]) return;
+        if (candidate == k || candidate < 0 || erased_[candidate] || in_stack[candidate]) return;
         stack.push_back(candidate);
         in_stack[candidate] = 1;
       };
@@ -124,7 +168,8 @@ void PropagationDriver::sync_outputs(const FactorPropagation& factor_propagation
     const ShardingRule& rule = *output_rules_[i];
     std::vector<TensorSharding*> slots{&state_.shardings[t], &*state_.output_shardings[i]};
     std::vector<Direction> both(rule.num_factors(), Direction::kBoth);
-    const std::vector<int>& changed = visit(rule, slots, both, false, factor_propagation);
+    // The sync ignores conservative propagation (§13.3): it is not an op visit.
+    const std::vector<int>& changed = visit(rule, slots, both, false, false, factor_propagation);
     for (int s : changed)
       if (s == 0) state_.set_by[t] = Setter{Setter::Kind::kOutput, static_cast<int>(i), current_iteration_};
   }

@@ -51,7 +51,7 @@ void all_directions_both(int op, const ShardingRule& rule, std::vector<Direction
 
 class PropagationDriver {
  public:
-  // Builds every op's rule, decides which ops are live (§12.1) and counts uses.
+  // Builds every op's rule and counts uses on the whole program (nothing erased yet).
   // A worklist run gives up after `max_visits` op visits (the spec's guard; tests lower it).
   explicit PropagationDriver(const Program& program, long max_visits = kMaxOpVisits);
 
@@ -60,10 +60,15 @@ class PropagationDriver {
   const PropagationState& state() const { return state_; }
   // The rule of op `k` (nullopt: a zero-element reshape, never visited).
   const std::optional<ShardingRule>& rule(int k) const { return rules_[k]; }
-  bool live(int k) const { return live_[k] != 0; }
-  // Occurrences of tensor `t` as an operand of a live op or in `outputs`.
+  // Op `k` was erased as dead when a worklist run popped it (§13.2); it stays gone.
+  bool erased(int k) const { return erased_[k] != 0; }
+  // Tensor `t` is the result of an erased op (it keeps printing its input sharding).
+  bool erased_tensor(int t) const {
+    int k = program_.tensors[t].defined_by;
+    return k >= 0 && erased_[k];
+  }
+  // Occurrences of tensor `t` as an operand of an op not erased, or in `outputs`.
   int use_count(int t) const { return use_counts_[t]; }
-
   // One worklist run (§7) with `factor_propagation` and `directions`.
   void run_worklist(const FactorPropagation& factor_propagation, const DirectionPolicy& directions);
   // Syncs every output sharding with its tensor through the identity rule (§12.3), BOTH ways.
@@ -79,17 +84,24 @@ class PropagationDriver {
  private:
   // Visits op `k` (or an output sync): returns the slots whose sharding changed, in update order.
   const std::vector<int>& visit(const ShardingRule& rule, const std::vector<TensorSharding*>& slots,
-                                const std::vector<Direction>& directions, bool elementwise,
+                                const std::vector<Direction>& directions, bool elementwise, bool conservative,
                                 const FactorPropagation& factor_propagation);
+  // Op `k`'s result has no use and the op is pure (not a pinned copy, §13.1).
+  bool dead(int k) const;
+  // Erases dead op `k` and queues the producers of its operands as MLIR's driver does (§13.2).
+  void erase(int k, std::vector<int>& stack, std::vector<char>& in_stack);
 
   const Program& program_;
   long max_visits_;
   PropagationState state_;
   std::vector<std::optional<ShardingRule>> rules_;
   std::vector<std::optional<ShardingRule>> output_rules_;
-  std::vector<char> live_;
-  std::vector<std::vector<int>> users_;  // per tensor: live ops using it, ascending, once each
-  std::vector<int> use_counts_;
+  std::vector<char> erased_;                 // per op
+  std::vector<char> pinned_;                 // per op: a copy whose result has a written sharding
+  std::vector<std::vector<int>> users_;      // per tensor: ops using it, ascending, once each (erased too)
+  std::vector<int> use_counts_;              // per tensor: operand slots of ops not erased + outputs entries
+  std::vector<int> distinct_users_;          // per tensor: ops not erased using it, each once
+  std::vector<char> in_outputs_;             // per tensor: listed in `outputs`
   std::vector<TensorSharding> iteration_start_;
   int current_iteration_ = -1;
   // Scratch space reused by every visit.

@@ -287,6 +287,7 @@ class RawProgramReader {
       Tensor tensor;
       require(!raw.name.empty() && by_name_.emplace(raw.name, static_cast<int>(i)).second);
       tensor.name = raw.name;
+      tensor.sharding_written = raw.sharding.has_value();
       if (raw.shape) {
         shape_known_[i] = 1;
         for (std::int64_t d : *raw.shape) require(d >= 0);

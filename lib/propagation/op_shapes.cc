@@ -134,7 +134,9 @@ std::string infer_result_shape(const Op& op, const std::vector<Shape>& in, const
           if (!same)
             return "operand shapes differ outside dimension " + std::to_string(op.dimension) + ": " +
                    shape_text(in[0]) + " != " + shape_text(in[k]);
-          s[op.dimension] += in[k][op.dimension];
+          if (__builtin_add_overflow(s[op.dimension], in[k][op.dimension], &s[op.dimension]))
+            return "dimension " + std::to_string(op.dimension) + " of the result is too large: the operands' sizes " +
+                   "add up past 2^63 - 1";
         }
         out = s;
         return "";

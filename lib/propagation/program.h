@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,9 @@ enum class OpKind {
   kNegate, kAbs, kExp, kLog, kSqrt, kRsqrt, kTanh, kSine, kCosine, kLogistic, kConvert, kCopy,
   kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum, kPower,
   kDotGeneral, kMatmul, kReduce, kTranspose, kBroadcastInDim, kReshape, kConcatenate,
+  // MLIR input only (not in kOpKindNames): `func.call`, which has no sharding rule, is
+  // never erased (not pure), and propagates nothing between its operands and result.
+  kCall,
 };
 
 inline constexpr NameTable<OpKind, 26> kOpKindNames{{
@@ -66,6 +70,8 @@ struct Tensor {
   Shape shape;
   TensorSharding sharding;
   int defined_by = -1;  // op index, -1 for a program input
+  // The input wrote a sharding for it: the result of a `copy` is then pinned (§13.1).
+  bool sharding_written = false;
 };
 
 // One op with its attributes (only those of its kind are meaningful).
@@ -103,10 +109,11 @@ inline constexpr NameTable<FactorPropagationKind, 3> kFactorPropagationNames{{
     {FactorPropagationKind::kBasicThenAggressive, "basic_then_aggressive", "a basic run, then an aggressive run"},
 }};
 
-enum class OutputFormat { kJson, kText };
-inline constexpr NameTable<OutputFormat, 2> kOutputFormatNames{{
+enum class OutputFormat { kJson, kText, kMlir };
+inline constexpr NameTable<OutputFormat, 3> kOutputFormatNames{{
     {OutputFormat::kJson, "json", "the result as JSON"},
     {OutputFormat::kText, "text", "each tensor with its sharding and the op/iteration that set it"},
+    {OutputFormat::kMlir, "mlir", "an MLIR input written back with the propagated shardings (Shardy's form)"},
 }};
 
 // Every option of the subcommand; the input's "options" fill what the CLI leaves unset.
@@ -121,6 +128,8 @@ struct Options {
   OutputFormat format = OutputFormat::kJson;
 };
 
+struct MlirSource;  // mlir_reader.h
+
 // A validated program.
 struct Program {
   Mesh mesh;
@@ -128,6 +137,8 @@ struct Program {
   std::vector<Op> ops;
   std::vector<Output> outputs;
   Options options;
+  // Read from MLIR: the module text and where each sharding is written (for --format mlir).
+  std::shared_ptr<const MlirSource> mlir;
 };
 
 // "[8, 8]".

@@ -9,6 +9,7 @@
 #include "config/document.h"
 #include "config/node_reader.h"
 #include "propagation/json_program_reader.h"
+#include "propagation/mlir_reader.h"
 #include "propagation/op_shapes.h"
 
 namespace shardplan::propagation {
@@ -150,6 +151,7 @@ class ProgramReader {
           auto text = r_.string(sharding_node, join_key(path, "sharding"));
           if (text) sharding = PendingSharding{*text, sharding_node};
           else ok = false;
+          tensor.sharding_written = true;
         }
       }
       if (shape) tensor.shape = *shape;
@@ -457,7 +459,35 @@ class ProgramReader {
 
 }  // namespace
 
+namespace {
+Program read_program_not_mlir(const std::string& path, const OptionOverrides& overrides);
+}  // namespace
+
 Program read_program(const std::string& path, const OptionOverrides& overrides) {
+  // MLIR (by extension or by its first token) has a reader of its own.
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      char head[256];
+      in.read(head, sizeof head);
+      std::string_view start(head, static_cast<std::size_t>(in.gcount()));
+      if (looks_like_mlir(path, start)) {
+        in.clear();
+        in.seekg(0);
+        std::ostringstream text;
+        text << in.rdbuf();
+        return read_mlir_program(path, text.str(), overrides);
+      }
+    }
+  }
+  Program program = read_program_not_mlir(path, overrides);
+  if (program.options.format == OutputFormat::kMlir)
+    throw InputError(SourcePos{}, "", "--format mlir needs an MLIR input (the program was read as JSON or YAML)");
+  return program;
+}
+
+namespace {
+Program read_program_not_mlir(const std::string& path, const OptionOverrides& overrides) {
   // A valid JSON program goes through nlohmann alone: building yaml-cpp nodes for
   // 10^5 ops took seconds and most of a gigabyte. Anything it does not accept is read
   // again with positions, which reports every problem.
@@ -472,5 +502,6 @@ Program read_program(const std::string& path, const OptionOverrides& overrides) 
   Document doc = read_document(path, Positions::kNeeded);
   return ProgramReader(doc).read(overrides);
 }
+}  // namespace
 
 }  // namespace shardplan::propagation

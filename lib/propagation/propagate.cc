@@ -1,5 +1,6 @@
 #include "propagation/propagate.h"
 
+#include "propagation/mlir_writer.h"
 #include "propagation/render.h"
 #include "propagation/strategies.h"
 
@@ -21,8 +22,12 @@ std::string propagate_and_render(const Program& program, PhaseTimes* times) {
   }
   make_strategy(program.options.strategy)->propagate(driver);
   if (times) times->mark("propagate");
-  std::string rendered =
-      program.options.format == OutputFormat::kText ? render_result_text(driver) : render_result_json(driver);
+  std::string rendered;
+  switch (program.options.format) {
+    case OutputFormat::kText: rendered = render_result_text(driver); break;
+    case OutputFormat::kMlir: rendered = render_mlir(driver); break;
+    case OutputFormat::kJson: rendered = render_result_json(driver); break;
+  }
   if (times) times->mark("render");
   return rendered;
 }

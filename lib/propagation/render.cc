@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "output/json_object.h"
+#include "propagation/collectives.h"
 
 namespace shardplan::propagation {
 
@@ -116,6 +117,15 @@ std::string render_result_json(const PropagationDriver& driver) {
     iterations.push_back(json_object("label", iteration.label, "changed", std::move(changed)));
   }
   rest["iterations"] = std::move(iterations);
+  Json collectives = Json::array();
+  for (const Collective& c : find_collectives(driver)) {
+    Json axes = Json::array();
+    for (const AxisRef& a : c.axes) axes.push_back(axis_name_text(a, program.mesh));
+    collectives.push_back(json_object("op", program.ops[c.op].name, "kind", collective_kind_name(c.kind), "tensor",
+                                      program.tensors[c.tensor].name, "axes", std::move(axes), "text",
+                                      collective_text(c, program)));
+  }
+  rest["collectives"] = std::move(collectives);
   if (program.options.keep_sharding_rules) rest["sharding_rules"] = rules_json(driver);
   std::string tail = layout(rest);  // "{\n  ...\n}\n": its fields follow the shardings
   return out + ",\n" + tail.substr(2);
@@ -152,6 +162,9 @@ std::string render_result_text(const PropagationDriver& driver) {
       out += (i ? ", " : " ") + program.tensors[iteration.changed[i]].name;
     out += "\n";
   }
+  std::vector<Collective> collectives = find_collectives(driver);
+  if (collectives.empty()) out += "collectives: none\n";
+  for (const Collective& c : collectives) out += "collective: " + collective_text(c, program) + "\n";
   if (program.options.keep_sharding_rules)
     for (std::size_t k = 0; k < program.ops.size(); ++k)
       if (const auto& rule = driver.rule(static_cast<int>(k)))
@@ -174,7 +187,7 @@ std::string render_program_json(const PropagationDriver& driver, const std::vect
     Json operands = Json::array(), results = Json::array();
     for (int t : op.operands) operands.push_back(program.tensors[t].name);
     for (int t : op.results) results.push_back(program.tensors[t].name);
-    Json entry = json_object("name", op.name, "kind", std::string(name_of(kOpKindNames, op.kind)), "operands",
+    Json entry = json_object("name", op.name, "kind", op.kind == OpKind::kCall ? std::string("call") : std::string(name_of(kOpKindNames, op.kind)), "operands",
                              std::move(operands), "results", std::move(results));
     switch (op.kind) {
       case OpKind::kDotGeneral:

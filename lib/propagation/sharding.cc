@@ -168,7 +168,8 @@ std::optional<AxisRef> resolve_axis(const WrittenAxis& written, const Mesh& mesh
   AxisRef axis{index, 1, total, total};
   if (written.pre) {
     std::int64_t pre = *written.pre, size = *written.size;
-    if (pre < 1 || size <= 1 || total % (pre * size) != 0) {
+    std::int64_t next = 0;  // pre * size; a product past 2^63 cannot divide the axis size
+    if (pre < 1 || size <= 1 || __builtin_mul_overflow(pre, size, &next) || total % next != 0) {
       problems.push_back("invalid sub-axis " + written.text());
       return std::nullopt;
     }

@@ -251,6 +251,7 @@ std::string factor_list(const ShardingRule& rule, FactorType type) {
 std::optional<ShardingRule> build_sharding_rule(const Op& op, const std::vector<Shape>& operand_shapes,
                                                 const Shape& result_shape, bool conservative_propagation) {
   if (op.kind == OpKind::kReshape && element_count(operand_shapes[0]) == 0) return std::nullopt;
+  if (op.kind == OpKind::kCall) return std::nullopt;
   RuleBuilder builder(operand_shapes, result_shape);
   RuleInputs inputs{op, operand_shapes, result_shape, conservative_propagation};
   rule_builder_of(op.kind)(builder, inputs);

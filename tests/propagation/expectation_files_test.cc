@@ -3,7 +3,7 @@
 // and checked against the `// CHECK...` lines written above or below it.
 //
 //   // RUN: --strategy basic          extra arguments (%dump = a fresh dump directory)
-//   // INPUT: yaml                    the program is YAML (default JSON)
+//   // INPUT: yaml                    the program is YAML or MLIR (default JSON; .mlir files: MLIR)
 //   // CHECK: z = [{a, ?}, {?}]       tensor z's sharding in the result
 //   // CHECK-OUTPUT: 0 = [{a}, {?}]   output_shardings entry with index 0
 //   // CHECK-ITERATIONS: after_propagation: [z]; ...   every iteration, in order
@@ -75,6 +75,8 @@ std::vector<Case> read_cases(const std::string& path) {
   };
   current.file = std::filesystem::path(path).filename().string();
   current.line = 1;
+  bool mlir = std::filesystem::path(path).extension() == ".mlir";  // configs/propagate/*.mlir
+  if (mlir) current.extension = "mlir";
   while (std::getline(in, line)) {
     ++number;
     std::string rest;
@@ -82,6 +84,7 @@ std::vector<Case> read_cases(const std::string& path) {
       finish();
       current = Case{};
       current.file = std::filesystem::path(path).filename().string();
+      if (mlir) current.extension = "mlir";
       current.line = number + 1;
     } else if (directive(line, "RUN", rest)) {
       current.args += " " + rest;
@@ -230,6 +233,13 @@ TEST_CASE("propagate expectation files", "[propagate]") {
     if (entry.path().extension() == ".txt") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   REQUIRE(!files.empty());
+  // The JAX-style example modules carry their expected shardings as CHECK lines too.
+  std::vector<std::string> modules;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/configs/propagate"))
+    if (entry.path().extension() == ".mlir") modules.push_back(entry.path().string());
+  std::sort(modules.begin(), modules.end());
+  CHECK(modules.size() >= 6);
+  files.insert(files.end(), modules.begin(), modules.end());
   int total = 0;
   for (const auto& file : files) {
     for (const Case& c : read_cases(file)) {
