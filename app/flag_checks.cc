@@ -1,5 +1,9 @@
 #include "flag_checks.h"
 
+#include <fmt/format.h>
+
+#include "common/units.h"
+
 #include <charconv>
 #include <cstdlib>
 
@@ -66,6 +70,17 @@ void add_number_checks(CLI::App& app) {
       option->check(CLI::Validator(
           [](std::string& text) { return is_number(text) ? "" : "expected a number, found '" + text + "'"; }, "",
           "number"));
+    else if (option->get_type_name() == "RATIO")
+      // "5%" or "0.05" in, the fraction out; a bare 5 (5% or 500%?) is refused.
+      option->transform(CLI::Validator(
+          [](std::string& text) {
+            std::string error;
+            const auto ratio = parse_ratio(text, &error);
+            if (!ratio) return error;
+            text = fmt::format("{}", *ratio);
+            return std::string();
+          },
+          "", "ratio"));
   }
   for (CLI::App* sub : app.get_subcommands({})) add_number_checks(*sub);
 }
