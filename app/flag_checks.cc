@@ -44,7 +44,9 @@ void check_flag_names(const CLI::App& app, const std::string& command, const std
   const std::vector<std::string> known = flag_names(app);
   for (const std::string& arg : args) {
     if (arg == "--") return;
-    if (arg.size() < 2 || arg[0] != '-' || is_number(arg)) continue;
+    // A negative number, or percentage ("-1%", refused later with its reason), is a value.
+    if (arg.size() < 2 || arg[0] != '-' || is_number(arg) || (arg.back() == '%' && is_number(arg.substr(0, arg.size() - 1))))
+      continue;
     std::string flag = arg.substr(0, arg.find('='));
     // "-ofile" is -o with its value attached.
     if (flag[1] != '-') flag = flag.substr(0, 2);

@@ -14,6 +14,10 @@ install(FILES ${CMAKE_BINARY_DIR}/completion/_shardplan DESTINATION share/zsh/ve
 # The JSON schemas of every file shardplan reads and writes.
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/schemas/ DESTINATION share/shardplan/schemas FILES_MATCHING PATTERN "*.json")
 
+# cpack (and `make install`) would build every target first, the tests included;
+# the package needs only shardplan, built before packaging (scripts/package-deb.sh).
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
+
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME shardplan)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

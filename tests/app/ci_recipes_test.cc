@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <cstdlib>
+#include <regex>
 #include <sys/wait.h>
 
 #include "config/config_test_util.h"
@@ -41,7 +42,7 @@ std::size_t indent_of(const std::string& line) { return line.find_first_not_of('
 // (the steps up to it put shardplan on PATH, which the test does with its own build).
 std::vector<std::string> github_run_steps(const std::vector<std::string>& yaml) {
   std::vector<std::string> steps;
-  bool after_install = false, in_run = false;
+  bool after_install = false, in_install = false, in_run = false;
   std::size_t run_indent = 0;
   for (const std::string& line : yaml) {
     const std::size_t indent = line.empty() ? std::string::npos : indent_of(line);
@@ -52,9 +53,9 @@ std::vector<std::string> github_run_steps(const std::vector<std::string>& yaml) 
       }
       in_run = false;
     }
-    if (line.rfind("      - ", 0) == 0 && line.find("name: Install shardplan") != std::string::npos) {
-      after_install = true;
-      continue;
+    if (line.rfind("      - ", 0) == 0) {  // a step starts: those after the install step count
+      if (in_install) after_install = true;
+      in_install = line.find("name: Install shardplan") != std::string::npos;
     }
     if (!after_install || indent == std::string::npos) continue;
     const std::string body = line.substr(indent);
@@ -206,6 +207,21 @@ TEST_CASE("docs/ci.md: the GitLab CI recipe passes, fails a regression and fails
   CHECK(slurp(slow + "work/plan-diff.md").rfind("### shardplan diff: ❌ regression\n", 0) == 0);
   const std::string bad = make_repo("ci-gl-bad", "{\"model\": ");
   CHECK(run_job(bad, lines, true) == 2);
+}
+
+TEST_CASE("examples/kubernetes: the image installs the package; the jobs' volume claim is defined beside them",
+          "[app][ci]") {
+  const std::string dir = kSourceDir + "/examples/kubernetes/";
+  const std::string dockerfile = slurp(dir + "Dockerfile");
+  // The file name scripts/package-deb.sh writes (CPack's DEB-DEFAULT: name_version_arch.deb).
+  CHECK(dockerfile.find("COPY shardplan_*.deb /tmp/\n") != std::string::npos);
+  CHECK(dockerfile.find("apt-get install -y --no-install-recommends /tmp/shardplan_*.deb") != std::string::npos);
+  CHECK(std::regex_search(slurp(kSourceDir + "/cmake/packaging.cmake"), std::regex("CPACK_DEBIAN_FILE_NAME DEB-DEFAULT")));
+  const std::string pvc = slurp(dir + "results-pvc.yaml");
+  CHECK(pvc.find("kind: PersistentVolumeClaim\n") != std::string::npos);
+  CHECK(pvc.find("  name: shardplan-sweep-results\n") != std::string::npos);
+  for (const char* job : {"sweep-job.yaml", "sweep-merge-job.yaml"})
+    CHECK(slurp(dir + job).find("claimName: shardplan-sweep-results") != std::string::npos);
 }
 
 }  // namespace

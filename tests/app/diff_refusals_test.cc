@@ -14,7 +14,7 @@ namespace {
 
 const std::string kUnitsNote = "(KB/MB/GB/TB are read as KiB/MiB/GiB/TiB (1024-based, as torchrec's constants are))";
 
-std::string planned(const std::string& name, const std::string& flags) {
+std::string refusal_plan(const std::string& name, const std::string& flags) {
   const std::string path = scratch_prefix() + name;
   const RunResult r = run_shardplan("plan --config " + kQuickstartConfig + " --stats none " + flags + " -o " + path);
   INFO(r.err);
@@ -22,7 +22,7 @@ std::string planned(const std::string& name, const std::string& flags) {
   return path;
 }
 
-bool mentions(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool refusal_mentions(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST_CASE("refusals: sizes on the command line need a unit", "[app][refusals]") {
   const RunResult r = run_shardplan("plan --config " + kQuickstartConfig + " --hbm-cap 80");
@@ -31,19 +31,19 @@ TEST_CASE("refusals: sizes on the command line need a unit", "[app][refusals]") 
   CHECK(r.err == "error: --hbm-cap: a size needs a unit, found '80': did you mean '80GiB'? " + kUnitsNote + "\n");
   const RunResult ddr = run_shardplan("plan --config " + kQuickstartConfig + " --ddr-cap 512");
   CHECK(ddr.exit_code == 2);
-  CHECK(mentions(ddr.err, "error: --ddr-cap: a size needs a unit, found '512': did you mean '512GiB'?"));
+  CHECK(refusal_mentions(ddr.err, "error: --ddr-cap: a size needs a unit, found '512': did you mean '512GiB'?"));
   const RunResult sweep = run_shardplan("sweep --config " + kQuickstartConfig + " --set hbm_cap=16,32");
   CHECK(sweep.exit_code == 2);
-  CHECK(mentions(sweep.err, "a size needs a unit, found '16': did you mean '16GiB'?"));
+  CHECK(refusal_mentions(sweep.err, "a size needs a unit, found '16': did you mean '16GiB'?"));
   // GB is read as GiB, and --help says so.
-  const std::string gb = planned("refusal-gb.json", "--hbm-cap 16GB");
-  const std::string gib = planned("refusal-gib.json", "--hbm-cap 16GiB");
+  const std::string gb = refusal_plan("refusal-gb.json", "--hbm-cap 16GB");
+  const std::string gib = refusal_plan("refusal-gib.json", "--hbm-cap 16GiB");
   CHECK(slurp(gb) == slurp(gib));
-  CHECK(mentions(run_shardplan("plan --help").out, "GB are read as"));
+  CHECK(refusal_mentions(run_shardplan("plan --help").out, "KB/MB/GB/TB are read as KiB/MiB/GiB/TiB"));
 }
 
 TEST_CASE("refusals: ratios are 5% or 0.05, never a bare number above 1, never inf or nan", "[app][refusals]") {
-  const std::string plan = planned("refusal-ratio.json", "");
+  const std::string plan = refusal_plan("refusal-ratio.json", "");
   struct Case {
     std::string args, message;
   };
@@ -76,11 +76,11 @@ TEST_CASE("refusals: ratios are 5% or 0.05, never a bare number above 1, never i
     const RunResult r = run_shardplan(c.args);
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
-    CHECK(mentions(r.err, c.message));
+    CHECK(refusal_mentions(r.err, c.message));
   }
   // The two spellings are the same ratio.
-  const std::string percent = planned("refusal-pct.json", "--reservation-percentage 20%");
-  const std::string fraction = planned("refusal-frac.json", "--reservation-percentage 0.2");
+  const std::string percent = refusal_plan("refusal-pct.json", "--reservation-percentage 20%");
+  const std::string fraction = refusal_plan("refusal-frac.json", "--reservation-percentage 0.2");
   CHECK(slurp(percent) == slurp(fraction));
   CHECK(nlohmann::json::parse(slurp(percent))["shardplan"]["inputs"]["planner"]["storage_reservation"]["percentage"] ==
         0.2);
@@ -89,9 +89,9 @@ TEST_CASE("refusals: ratios are 5% or 0.05, never a bare number above 1, never i
 }
 
 TEST_CASE("diff: JSON integers, input fields, removed ranks", "[app][diff]") {
-  const std::string eight = planned("diff-ws8.json", "--hbm-cap 16GiB");
-  const std::string four = planned("diff-ws4.json", "--hbm-cap 24GiB --world-size 4");
-  const RunResult json = run_shardplan("diff " + eight + " " + four + " --format json");
+  const std::string four = refusal_plan("diff-ws4.json", "--hbm-cap 16GiB --world-size 4");
+  const std::string two = refusal_plan("diff-ws2.json", "--hbm-cap 24GiB");
+  const RunResult json = run_shardplan("diff " + four + " " + two + " --format json");
   REQUIRE((json.exit_code == 0 || json.exit_code == 1));
   const auto d = nlohmann::json::parse(json.out);
   for (const char* key : {"world_size", "num_tables", "total_hbm", "total_ddr", "max_rank_hbm", "num_proposals"}) {
@@ -99,12 +99,12 @@ TEST_CASE("diff: JSON integers, input fields, removed ranks", "[app][diff]") {
     CHECK(d["summary"][key]["old"].is_number_integer());
     CHECK(d["summary"][key]["delta"].is_number_integer());
   }
-  CHECK(d["summary"]["world_size"]["old"] == 8);
-  CHECK(d["summary"]["world_size"]["new"] == 4);
-  CHECK(json.out.find("\"old\": 8.0") == std::string::npos);
-  // Ranks 4-7 are only in OLD: named removed, not "0.0000 (-3.2160)".
-  REQUIRE(d["ranks"].size() == 8);
-  for (int r = 4; r < 8; ++r) CHECK(d["ranks"][r]["change"] == "removed");
+  CHECK(d["summary"]["world_size"]["old"] == 4);
+  CHECK(d["summary"]["world_size"]["new"] == 2);
+  CHECK(json.out.find("\"old\": 4.0") == std::string::npos);
+  // Ranks 2 and 3 are only in OLD: named removed, not "0.0000 (-3.2160)".
+  REQUIRE(d["ranks"].size() == 4);
+  for (int r = 2; r < 4; ++r) CHECK(d["ranks"][r]["change"] == "removed");
   // Each changed input field, old -> new.
   const auto& fields = d["input_changes"];
   auto field = [&](const std::string& name) {
@@ -114,22 +114,23 @@ TEST_CASE("diff: JSON integers, input fields, removed ranks", "[app][diff]") {
   };
   CHECK(field("topology.hbm_cap")["old"] == "17179869184");
   CHECK(field("topology.hbm_cap")["new"] == "25769803776");
-  CHECK(field("topology.world_size")["old"] == "8");
-  CHECK(field("topology.world_size")["new"] == "4");
+  CHECK(field("topology.world_size")["old"] == "4");
+  CHECK(field("topology.world_size")["new"] == "2");
   CHECK(fields.size() >= 2);
 
-  const RunResult text = run_shardplan("diff " + eight + " " + four);
-  CHECK(mentions(text.out, "\n  topology.hbm_cap: 17179869184 (16.00 GiB) -> 25769803776 (24.00 GiB)\n"));
-  CHECK(mentions(text.out, "\n  topology.world_size: 8 -> 4\n"));
-  CHECK(mentions(text.out, "      7  removed (NEW has fewer ranks); was "));
-  const RunResult md = run_shardplan("diff " + eight + " " + four + " --format markdown");
-  CHECK(mentions(md.out, "**Inputs changed:**\n"));
-  CHECK(mentions(md.out, "- topology.hbm\\_cap: 17179869184 (16.00 GiB) -> 25769803776 (24.00 GiB)\n"));
+  const RunResult text = run_shardplan("diff " + four + " " + two);
+  CHECK(refusal_mentions(text.out, "\n  topology.hbm_cap: 17179869184 (16.00 GiB) -> 25769803776 (24.00 GiB)\n"));
+  CHECK(refusal_mentions(text.out, "\n  topology.world_size: 4 -> 2\n"));
+  CHECK(refusal_mentions(text.out, "\n      3  removed (NEW has fewer ranks); was "));
+  CHECK_FALSE(refusal_mentions(text.out, "0.0000 ("));
+  const RunResult md = run_shardplan("diff " + four + " " + two + " --format markdown");
+  CHECK(refusal_mentions(md.out, "**Inputs changed:**\n"));
+  CHECK(refusal_mentions(md.out, "- topology.hbm\\_cap: 17179869184 (16.00 GiB) -> 25769803776 (24.00 GiB)\n"));
 }
 
 TEST_CASE("diff: a table whose shards only moved shows its ranks, not a layout line; tables named added/removed",
           "[app][diff]") {
-  const std::string base = planned("diff-move-a.json", "");
+  const std::string base = refusal_plan("diff-move-a.json", "");
   auto doc = nlohmann::json::parse(slurp(base));
   // Move one single-shard table to another rank, by hand.
   std::string moved;
@@ -145,22 +146,22 @@ TEST_CASE("diff: a table whose shards only moved shows its ranks, not a layout l
   const std::string moved_path = write_scratch("diff-move-b.json", doc.dump(2));
   const RunResult r = run_shardplan("diff " + base + " " + moved_path + " --fail-on ranks-change");
   CHECK(r.exit_code == 1);
-  CHECK(mentions(r.out, "  sparse.ebc." + moved + "\n    ranks ["));
-  CHECK_FALSE(mentions(r.out, "layout"));
-  CHECK(mentions(r.out, "ranks-change: 1 table (sparse.ebc." + moved + ")"));
+  CHECK(refusal_mentions(r.out, "  sparse.ebc." + moved + "\n    ranks ["));
+  CHECK_FALSE(refusal_mentions(r.out, "layout"));
+  CHECK(refusal_mentions(r.out, "ranks-change: 1 table (sparse.ebc." + moved + ")"));
 
   doc["plan"]["sparse.ebc"].erase(moved);
   const std::string removed = write_scratch("diff-move-c.json", doc.dump(2));
   const RunResult gone = run_shardplan("diff " + base + " " + removed + " --fail-on tables-change");
   CHECK(gone.exit_code == 1);
-  CHECK(mentions(gone.out, "  sparse.ebc." + moved + "\n    removed: was "));
+  CHECK(refusal_mentions(gone.out, "  sparse.ebc." + moved + "\n    removed: was "));
   const RunResult back = run_shardplan("diff " + removed + " " + base);
-  CHECK(mentions(back.out, "  sparse.ebc." + moved + "\n    added: "));
+  CHECK(refusal_mentions(back.out, "  sparse.ebc." + moved + "\n    added: "));
 }
 
 TEST_CASE("diff --detailed-exitcode: 0 no change, 5 changed but not worse, 1 worse, 2 bad input", "[app][diff]") {
-  const std::string a = planned("diff-x-a.json", ""), same = planned("diff-x-same.json", "");
-  const std::string slow = planned("diff-x-slow.json", "--batch-size 4096");
+  const std::string a = refusal_plan("diff-x-a.json", ""), same = refusal_plan("diff-x-same.json", "");
+  const std::string slow = refusal_plan("diff-x-slow.json", "--batch-size 4096");
   CHECK(run_shardplan("diff " + a + " " + same + " --detailed-exitcode").exit_code == 0);
   CHECK(run_shardplan("diff " + slow + " " + a + " --detailed-exitcode").exit_code == 5);  // faster: changed, not worse
   CHECK(run_shardplan("diff " + slow + " " + a).exit_code == 0);                          // without the flag
@@ -172,7 +173,7 @@ TEST_CASE("diff --detailed-exitcode: 0 no change, 5 changed but not worse, 1 wor
 }
 
 TEST_CASE("diff: hbm-over on a plan file without its memory block is bad input", "[app][diff]") {
-  const std::string base = planned("diff-old-format.json", "");
+  const std::string base = refusal_plan("diff-old-format.json", "");
   auto doc = nlohmann::json::parse(slurp(base));
   doc.erase("memory");
   doc["shardplan"].erase("inputs");
@@ -180,11 +181,11 @@ TEST_CASE("diff: hbm-over on a plan file without its memory block is bad input",
   const RunResult r = run_shardplan("diff " + base + " " + old_format + " --fail-on hbm-over=90%");
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(mentions(r.err, "condition 'hbm-over=90%' needs the plan file's \"memory\" block"));
+  CHECK(refusal_mentions(r.err, "condition 'hbm-over=90%' needs the plan file's \"memory\" block"));
   // Without the condition it still compares; the inputs are the same by their hash.
   const RunResult plain = run_shardplan("diff " + base + " " + old_format);
   CHECK(plain.exit_code == 0);
-  CHECK(mentions(plain.out, "same inputs"));
+  CHECK(refusal_mentions(plain.out, "same inputs"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // EmbeddingStats (--stats json hbm_ratio), whose basis it is. Plans the examples.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <fmt/format.h>
 #include <regex>
 
 #include "config/config_test_util.h"
@@ -16,14 +17,17 @@ namespace {
 struct BasisCase {
   const char* name;
   std::string inputs;
+  std::string sweep;  // the same inputs as a one-point sweep
 };
 
 std::vector<BasisCase> basis_cases() {
   const std::string dlrm = "--model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir;
-  return {{"quickstart", "--config " + kQuickstartConfig},
-          {"dlrm-2x8", dlrm + "/configs/topology-2x8-80g.yaml"},
+  return {{"quickstart", "--config " + kQuickstartConfig, "--config " + kQuickstartConfig + " --set hbm_cap=16GiB"},
+          {"dlrm-2x8", dlrm + "/configs/topology-2x8-80g.yaml",
+           dlrm + "/configs/topology-2x8-80g.yaml --set hbm_cap=80GiB"},
           // The issue's case: the fullest rank near the limit, where two bases disagree most.
-          {"dlrm-16g", dlrm + "/configs/topology-1x8-80g.yaml --hbm-cap 16GiB"}};
+          {"dlrm-16g", dlrm + "/configs/topology-1x8-80g.yaml --hbm-cap 16GiB",
+           dlrm + "/configs/topology-1x8-80g.yaml --set hbm_cap=16GiB"}};
 }
 
 // The line of `text` that starts with `prefix` ("" when none).
@@ -98,8 +102,8 @@ TEST_CASE("memory basis: summary, plan file, show, diff, sweep and stats agree p
     CHECK(report["ranks"][peak_rank]["hbm_ratio"].get<double>() == Approx(peak).epsilon(1e-9));
 
     // sweep: one point with the same inputs.
-    const RunResult swept = run_shardplan("sweep " + c.inputs + " --set batch_size=" +
-                                          std::to_string(plan["shardplan"]["inputs"]["model"]["batch_size"].get<int>()));
+    const RunResult swept = run_shardplan("sweep " + c.sweep);
+    INFO(swept.err);
     REQUIRE(swept.exit_code == 0);
     const auto row = nlohmann::json::parse(split_lines(swept.out).front());
     CHECK(row["max_hbm_fraction"].get<double>() == Approx(peak).epsilon(1e-12));

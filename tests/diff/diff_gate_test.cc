@@ -93,8 +93,8 @@ TEST_CASE("diff gate: the --fail-on grammar's errors", "[diff][gate]") {
         "--fail-on: condition 'rank-hbm-over' needs a size, e.g. 'rank-hbm-over=12GiB', found 'rank-hbm-over'");
   CHECK(fail_on_problem({"kernel-change,"}) == "--fail-on: expected a condition, found 'kernel-change,'");
   CHECK(fail_on_problem({"hbm-ovr=0.5"}) == "--fail-on: unknown condition 'hbm-ovr', did you mean 'hbm-over'?");
-  CHECK(fail_on_problem({"rank-perf-incr=5%"}) ==
-        "--fail-on: unknown condition 'rank-perf-incr', did you mean 'rank-perf-increase'?");
+  CHECK(fail_on_problem({"rank-perf-increse=5%"}) ==
+        "--fail-on: unknown condition 'rank-perf-increse', did you mean 'rank-perf-increase'?");
 }
 
 // A diff of two ranks and two tables in both plans, plus a rank and a table only NEW
