@@ -38,7 +38,6 @@ else()
   # dpkg-shlibdeps finds them.
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 endif()
-set(CPACK_OUTPUT_FILE_PREFIX ${CMAKE_BINARY_DIR}/package)
 include(CPack)
 
 # Builds the .deb from the binary already built and, as root with dpkg, installs it,
