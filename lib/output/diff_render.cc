@@ -1,5 +1,6 @@
 #include "output/diff_render.h"
 
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -44,8 +45,10 @@ std::string provenance_text(const PlanDiff& d) {
 std::string input_value_text(const std::string& path, const std::optional<std::string>& value) {
   if (!value) return "(absent)";
   const bool cap = path.size() > 4 && path.find("_cap") != std::string::npos;
-  if (cap && !value->empty() && value->find_first_not_of("0123456789") == std::string::npos && value->size() < 19)
-    return *value + " (" + format_bytes(std::stod(*value)) + ")";
+  std::int64_t bytes = 0;
+  const char* end = value->data() + value->size();
+  if (cap && std::from_chars(value->data(), end, bytes).ptr == end && !value->empty())
+    return *value + " (" + format_bytes(static_cast<double>(bytes)) + ")";
   return *value;
 }
 
