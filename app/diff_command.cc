@@ -77,9 +77,9 @@ CommandRun setup_diff(CLI::App& sub) {
   sub.add_option("--format", options->format, "text (default), json or markdown (for a pull-request comment)")
       ->type_name("FORMAT");
   sub.add_option("--tolerance", options->tolerance,
-                 "max-rank perf rise allowed before exit 1: 2% or 0.02 (default 0); a bare number above 1 is refused")
+                 "max-rank perf rise allowed before exit 1: 2% or 0.02 (default 0)")
       ->type_name("RATIO");
-  sub.add_option("--fail-on", options->fail_on, "also exit 1 when a condition holds (repeatable, comma-separated; below)")
+  sub.add_option("--fail-on", options->fail_on, "also exit 1 when a condition holds (repeatable, comma-separated)")
       ->type_name("COND")
       ->allow_extra_args(false);
   sub.add_flag("--detailed-exitcode", options->detailed_exitcode,
@@ -89,9 +89,10 @@ CommandRun setup_diff(CLI::App& sub) {
       "Compares two plan files: the input fields that changed (model, topology, planner options, tool\n"
       "version, from the plan files' \"shardplan\" block), per table (sharding type, compute kernel,\n"
       "ranks, shard layout; added and removed tables), per rank (perf, HBM and DDR used; added and\n"
-      "removed ranks) and the summary. Memory is on one basis everywhere: " + std::string(kMemoryBasisText) +
+      "removed ranks) and the summary. Memory is on one basis in every output:\n  " +
+      std::string(kMemoryBasisText) +
       ".\n\n"
-      "Conditions for --fail-on (RATIO: 90% or 0.9; MS: 2.5ms; SIZE: 12GiB, " + kSizeUnitsNote + "):\n" +
+      "Conditions for --fail-on (RATIO: 90% or 0.9; MS: 2.5ms; SIZE: 12GiB, where\n" + kSizeUnitsNote + "):\n" +
       fail_on_help() +
       "\nExamples:\n"
       "  shardplan diff main-plan.json plan.json\n"
