@@ -1,8 +1,12 @@
 // `shardplan diff OLD NEW`: what changed between two plans; exit 1 on a regression.
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "commands.h"
 #include "common/error.h"
+#include "common/units.h"
+#include "planner/memory_basis.h"
 #include "config/plan_file.h"
 #include "diff/diff_gate.h"
 #include "diff/plan_diff.h"
@@ -23,14 +27,27 @@ struct DiffOptions {
   std::vector<std::string> fail_on;
   std::string output;
   std::string report;
+  bool detailed_exitcode = false;
 };
+
+// The --fail-on conditions for --help, from the one name table.
+std::string fail_on_help() {
+  std::string out;
+  for (const auto& entry : kGateConditionNames) {
+    std::string name(entry.name), description(entry.description);
+    if (description.rfind("=", 0) == 0) {  // "=RATIO: what" -> "name=RATIO", "what"
+      const std::size_t colon = description.find(':');
+      name += description.substr(0, colon);
+      description = description.substr(colon + 2);
+    }
+    out += fmt::format("  {:<27} {}\n", name, description);
+  }
+  return out;
+}
 
 int run(const DiffOptions& options) {
   const std::optional<DiffFormat> format = parse_name(kDiffFormatNames, options.format);
   if (!format) throw InputError(SourcePos{}, "--format", unknown_name_message("format", options.format, names_of(kDiffFormatNames)));
-  if (!(options.tolerance >= 0))
-    throw InputError(SourcePos{}, "--tolerance", "expected a relative tolerance of 0 or more (0.02 = 2%), found " +
-                                                     std::to_string(options.tolerance));
   GateSettings settings;
   settings.tolerance = options.tolerance;
   settings.conditions = parse_fail_on(options.fail_on);
@@ -46,13 +63,16 @@ int run(const DiffOptions& options) {
   }
   if (!problems.empty()) throw InputError(std::move(problems));
   const PlanDiff diff = diff_plans(*old_plan, *new_plan);
+  check_conditions_apply(diff, settings.conditions);
   const GateResult gate = judge_diff(diff, settings.tolerance, settings.conditions);
   write_output(options.output, render_diff(diff, settings, gate, *format));
   if (!options.report.empty())  // both pictures side by side (lib/output/diff_report.h)
     write_file_atomically(options.report, render_diff_report_html(read_plan_picture(options.old_plan),
                                                                   read_plan_picture(options.new_plan),
                                                                   options.old_plan, options.new_plan));
-  return static_cast<int>(gate.failed ? ExitCode::kNoFeasiblePlan : ExitCode::kOk);
+  if (gate.failed) return static_cast<int>(ExitCode::kNoFeasiblePlan);
+  if (options.detailed_exitcode && diff.any_change()) return static_cast<int>(ExitCode::kChanged);
+  return static_cast<int>(ExitCode::kOk);
 }
 
 }  // namespace
@@ -64,33 +84,32 @@ CommandRun setup_diff(CLI::App& sub) {
   sub.add_option("--format", options->format, "text (default), json or markdown (for a pull-request comment)")
       ->type_name("FORMAT");
   sub.add_option("--tolerance", options->tolerance,
-                 "relative max-rank perf regression allowed before exit 1 (default 0; 0.02 = 2%)")
-      ->type_name("X");
-  sub.add_option("--fail-on", options->fail_on,
-                 "also exit 1 when a condition holds (repeatable, comma-separated): sharding-type-change, "
-                 "kernel-change, ranks-change, tables-change, inputs-change, hbm-over=FRACTION, ddr-over=FRACTION")
+                 "max-rank perf rise allowed before exit 1: 2% or 0.02 (default 0)")
+      ->type_name("RATIO");
+  sub.add_option("--fail-on", options->fail_on, "also exit 1 when a condition holds (repeatable, comma-separated)")
       ->type_name("COND")
       ->allow_extra_args(false);
+  sub.add_flag("--detailed-exitcode", options->detailed_exitcode,
+               "exit 5 (not 0) when the plans differ but nothing failed the gate");
   sub.add_option("-o,--output", options->output, "write the report here (default: stdout)")->type_name("FILE");
   sub.add_option("--report", options->report, "also draw both plans side by side as one HTML page")->type_name("FILE");
   sub.footer(
-      "Compares two plan files: per table (sharding type, compute kernel, ranks, shard layout), per rank\n"
-      "(perf, HBM, DDR) and the summary; says whether the plans were planned from the same inputs\n"
-      "(the plan files' \"shardplan\".inputs_sha256) and when only the tool version differs.\n\n"
-      "Conditions for --fail-on:\n"
-      "  sharding-type-change  a table in both plans changes its sharding type\n"
-      "  kernel-change         a table in both plans changes its compute kernel\n"
-      "  ranks-change          a table in both plans moves to other ranks\n"
-      "  tables-change         a table is added or removed\n"
-      "  inputs-change         the inputs differ (or a plan file does not record them)\n"
-      "  hbm-over=FRACTION     a rank of NEW uses more than FRACTION of its device's HBM\n"
-      "  ddr-over=FRACTION     the same for DDR\n\n"
-      "Examples:\n"
+      "Compares two plan files: the input fields that changed (model, topology, planner options, tool\n"
+      "version, from the plan files' \"shardplan\" block), per table (sharding type, compute kernel,\n"
+      "ranks, shard layout; added and removed tables), per rank (perf, HBM and DDR used; added and\n"
+      "removed ranks) and the summary. Memory is on one basis in every output:\n  " +
+      std::string(kMemoryBasisText) +
+      ".\n\n"
+      "Conditions for --fail-on (RATIO: 90% or 0.9; MS: 2.5ms; SIZE: 12GiB, where\n" + kSizeUnitsNote + "):\n" +
+      fail_on_help() +
+      "\nExamples:\n"
       "  shardplan diff main-plan.json plan.json\n"
-      "  shardplan diff main-plan.json plan.json --tolerance 0.01 --fail-on sharding-type-change,hbm-over=0.9\n"
+      "  shardplan diff main-plan.json plan.json --tolerance 1% --fail-on sharding-type-change,hbm-over=90%\n"
       "  shardplan diff main-plan.json plan.json --format markdown > comment.md\n\n"
-      "Exit codes: 0 no regression, 1 max-rank perf regressed past --tolerance or a --fail-on\n"
-      "condition holds, 2 bad input (a file that is not a plan is named with the schema's rule).");
+      "Exit codes: 0 no regression (with --detailed-exitcode: no change at all), 1 max-rank perf\n"
+      "regressed past --tolerance or a --fail-on condition holds, 2 bad input (a file that is not a\n"
+      "plan is named with the schema's rule), 5 with --detailed-exitcode: the plans differ, nothing\n"
+      "failed. Full reference: docs/commands/diff.md.");
   return [options] { return run(*options); };
 }
 

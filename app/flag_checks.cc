@@ -1,5 +1,9 @@
 #include "flag_checks.h"
 
+#include <fmt/format.h>
+
+#include "common/units.h"
+
 #include <charconv>
 #include <cstdlib>
 
@@ -40,7 +44,9 @@ void check_flag_names(const CLI::App& app, const std::string& command, const std
   const std::vector<std::string> known = flag_names(app);
   for (const std::string& arg : args) {
     if (arg == "--") return;
-    if (arg.size() < 2 || arg[0] != '-' || is_number(arg)) continue;
+    // A negative number, or percentage ("-1%", refused later with its reason), is a value.
+    if (arg.size() < 2 || arg[0] != '-' || is_number(arg) || (arg.back() == '%' && is_number(arg.substr(0, arg.size() - 1))))
+      continue;
     std::string flag = arg.substr(0, arg.find('='));
     // "-ofile" is -o with its value attached.
     if (flag[1] != '-') flag = flag.substr(0, 2);
@@ -66,6 +72,17 @@ void add_number_checks(CLI::App& app) {
       option->check(CLI::Validator(
           [](std::string& text) { return is_number(text) ? "" : "expected a number, found '" + text + "'"; }, "",
           "number"));
+    else if (option->get_type_name() == "RATIO")
+      // "5%" or "0.05" in, the fraction out; a bare 5 (5% or 500%?) is refused.
+      option->transform(CLI::Validator(
+          [](std::string& text) {
+            std::string error;
+            const auto ratio = parse_ratio(text, &error);
+            if (!ratio) return error;
+            text = fmt::format("{}", *ratio);
+            return std::string();
+          },
+          "", "ratio"));
   }
   for (CLI::App* sub : app.get_subcommands({})) add_number_checks(*sub);
 }

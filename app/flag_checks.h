@@ -16,7 +16,7 @@ namespace shardplan::app {
 void check_flag_names(const CLI::App& app, const std::string& command, const std::vector<std::string>& args);
 
 // Adds a check to every option of `app` and its subcommands whose type name is N
-// (an integer) or X (a number), so that `--batch-size 1.5` says
+// (an integer), X (a number) or RATIO ("5%" or "0.05", parse_ratio), so that `--batch-size 1.5` says
 // "--batch-size: expected an integer, found '1.5'" instead of CLI11's conversion text.
 void add_number_checks(CLI::App& app);
 

@@ -1,5 +1,6 @@
 #include "planner_flags.h"
 
+#include "common/units.h"
 #include "config/planner_names.h"
 
 namespace shardplan::app {
@@ -16,8 +17,8 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
                  "storage reservation: " + joined_names(kReservationPolicyNames, " | "))
       ->type_name("NAME");
   sub.add_option("--reservation-percentage", o.reservation_percentage,
-                 "share of HBM reserved, 0..1 (default 0.15)")
-      ->type_name("X");
+                 "share of HBM reserved: 15% or 0.15 (default)")
+      ->type_name("RATIO");
   sub.add_option("--sort-by", o.sort_by, "greedy partitioner order: " + joined_names(kGreedySortByNames, " | "))
       ->type_name("KEY");
   sub.add_option("--greedy-threshold", o.greedy_threshold,
@@ -30,8 +31,10 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
   sub.add_option("--batch-size", o.batch_size, "per-rank batch size")->type_name("N");
   sub.add_option("--world-size", o.world_size, "number of ranks")->type_name("N");
   sub.add_option("--local-world-size", o.local_world_size, "ranks per host")->type_name("N");
-  sub.add_option("--hbm-cap", o.hbm_cap, "HBM per rank, e.g. '80 GiB'")->type_name("SIZE");
-  sub.add_option("--ddr-cap", o.ddr_cap, "DDR per rank, e.g. '512 GiB'")->type_name("SIZE");
+  sub.add_option("--hbm-cap", o.hbm_cap,
+                 std::string("HBM per rank with a unit, e.g. '80GiB'; ") + kSizeUnitsNote)
+      ->type_name("SIZE");
+  sub.add_option("--ddr-cap", o.ddr_cap, "DDR per rank with a unit, e.g. '512GiB'")->type_name("SIZE");
 }
 
 }  // namespace shardplan::app

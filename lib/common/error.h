@@ -15,6 +15,7 @@ enum class ExitCode : int {
   kBadInput = 2,        // bad input file or bad command-line usage
   kInternal = 3,        // a bug in shardplan ("internal error"), never the input's fault
   kOutOfMemory = 4,     // the model needs more memory than the machine gives (common/out_of_memory.h)
+  kChanged = 5,         // `diff --detailed-exitcode`: the plans differ, nothing failed the gate
 };
 
 // A position in an input file; line and col are 1-based, 0 when unknown.

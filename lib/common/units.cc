@@ -68,6 +68,40 @@ std::optional<std::int64_t> parse_size_bytes(std::string_view text, std::string*
   return static_cast<std::int64_t>(bytes);
 }
 
+std::optional<std::int64_t> parse_size_flag(std::string_view text, std::string* error) {
+  auto parts = split_number(text);
+  if (parts && parts->second.empty()) {
+    const std::string number(trim(text));
+    set(error, "a size needs a unit, found '" + number + "': did you mean '" + number + "GiB'? (" + kSizeUnitsNote +
+                   ")");
+    return std::nullopt;
+  }
+  return parse_size_bytes(text, error);
+}
+
+std::optional<double> parse_ratio(std::string_view text, std::string* error) {
+  const std::string_view trimmed = trim(text);
+  const bool percent = !trimmed.empty() && trimmed.back() == '%';
+  const std::string_view number_text = percent ? trim(trimmed.substr(0, trimmed.size() - 1)) : trimmed;
+  double value = 0;
+  auto [end, ec] = std::from_chars(number_text.data(), number_text.data() + number_text.size(), value);
+  if (number_text.empty() || ec != std::errc() || end != number_text.data() + number_text.size() ||
+      !std::isfinite(value)) {
+    set(error, "expected a finite ratio such as 5% or 0.05, found '" + std::string(trimmed) + "'");
+    return std::nullopt;
+  }
+  if (value < 0) {
+    set(error, "expected a ratio of 0 or more, such as 5% or 0.05, found '" + std::string(trimmed) + "'");
+    return std::nullopt;
+  }
+  if (!percent && value > 1) {
+    set(error, "a ratio above 1 is ambiguous, found '" + std::string(trimmed) + "': did you mean " +
+                   std::string(number_text) + "%? (write 5% or 0.05)");
+    return std::nullopt;
+  }
+  return percent ? value / 100 : value;
+}
+
 std::optional<double> parse_bandwidth_bytes_per_ms(std::string_view text, std::string* error) {
   auto parts = split_number(text);
   if (!parts) {

@@ -56,12 +56,27 @@ struct PlanFileSummary {
   std::string storage_reservation;
 };
 
+// One rank's memory on the one basis of every output (planner/memory_basis.h).
+struct PlanFileMemory {
+  PlanFileStorage used, usable;  // bytes
+};
+
+// One scalar of the normalised inputs ("shardplan".inputs), flattened: `path` names
+// it as `topology.hbm_cap` or `model.modules[sparse.ebc].tables[t_user].num_embeddings`
+// (list items that have a "name" or "path" are named by it, others by index).
+struct PlanFileInputField {
+  std::string path;
+  std::string value;  // the JSON text: 85899345920, "row_wise", null, true
+};
+
 struct PlanFile {
   std::string file;  // as named on the command line
   std::string model;
   // "shardplan": which tool wrote it and from what (absent in older plan files).
   std::optional<std::string> tool_version;
   std::optional<std::string> inputs_sha256;
+  // "shardplan".inputs flattened in file order; unset in plan files without it.
+  std::optional<std::vector<PlanFileInputField>> inputs;
   int world_size = 0;
   int local_world_size = 0;
   std::string compute_device;
@@ -70,6 +85,8 @@ struct PlanFile {
   std::vector<PlanFileTable> tables;      // in file order
   std::vector<PlanFileRank> ranks;
   PlanFileSummary summary;
+  // "memory": one entry per rank (empty in plan files older than the block).
+  std::vector<PlanFileMemory> memory;
 };
 
 // Reads and checks a plan file by the rules of schemas/plan.schema.json (required

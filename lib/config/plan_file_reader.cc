@@ -10,8 +10,47 @@ constexpr const char* kPlanSchemaId = "shardplan.plan/v1";
 
 // The keys schemas/plan.schema.json allows where it says additionalProperties: false.
 const std::vector<std::string> kRootKeys{"schema", "shardplan", "model", "topology", "plan",
-                                         "per_rank", "reserved", "summary"};
-const std::vector<std::string> kToolKeys{"version", "inputs_sha256"};
+                                         "per_rank", "reserved", "memory", "summary"};
+const std::vector<std::string> kToolKeys{"version", "inputs_sha256", "inputs"};
+const std::vector<std::string> kMemoryKeys{"basis", "per_rank"};
+const std::vector<std::string> kMemoryRankKeys{"hbm_used", "hbm_usable", "ddr_used", "ddr_usable"};
+
+// The text of a scalar as JSON writes it: quoted strings quoted again.
+std::string plan_input_scalar_text(const YAML::Node& node) {
+  if (node.IsNull()) return "null";
+  if (node.Tag() == "!") return "\"" + node.Scalar() + "\"";
+  return node.Scalar();
+}
+
+// Flattens "shardplan".inputs (planned-from model, topology, planner options).
+void flatten_plan_inputs(const YAML::Node& node, const std::string& path, std::vector<PlanFileInputField>& out) {
+  if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      flatten_plan_inputs(it->second, path.empty() ? key : path + "." + key, out);
+    }
+    return;
+  }
+  if (node.IsSequence()) {
+    bool scalars = true;
+    for (std::size_t i = 0; i < node.size(); ++i) scalars = scalars && !node[i].IsMap() && !node[i].IsSequence();
+    if (scalars) {  // a list of names or numbers reads best whole: [row_wise, table_wise]
+      std::string text = "[";
+      for (std::size_t i = 0; i < node.size(); ++i) text += (i ? ", " : "") + node[i].Scalar();
+      out.push_back({path, text + "]"});
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      const YAML::Node& item = node[i];
+      std::string label = std::to_string(i);
+      if (item.IsMap() && item["name"] && item["name"].IsScalar()) label = item["name"].Scalar();
+      else if (item.IsMap() && item["path"] && item["path"].IsScalar()) label = item["path"].Scalar();
+      flatten_plan_inputs(item, path + "[" + label + "]", out);
+    }
+    return;
+  }
+  out.push_back({path, plan_input_scalar_text(node)});
+}
 const std::vector<std::string> kTopologyKeys{"world_size", "local_world_size", "compute_device", "devices"};
 const std::vector<std::string> kTableKeys{"sharding_type", "compute_kernel", "ranks", "cache_params", "enforce_hbm",
                                           "stochastic_rounding", "bounds_check_mode", "output_dtype",
@@ -44,12 +83,18 @@ class PlanReader {
       r_.check_keys(tool, "shardplan", kToolKeys);
       out.tool_version = r_.string(r_.field(tool, "shardplan", "version", true), "shardplan.version");
       out.inputs_sha256 = r_.string(r_.field(tool, "shardplan", "inputs_sha256", true), "shardplan.inputs_sha256");
+      const YAML::Node inputs = r_.field(tool, "shardplan", "inputs");
+      if (inputs.IsDefined() && r_.expect_map(inputs, "shardplan.inputs")) {
+        out.inputs.emplace();
+        flatten_plan_inputs(inputs, "", *out.inputs);
+      }
     }
     read_topology(r_.field(root, "", "topology", true), out);
     read_plan(r_.field(root, "", "plan", true), out);
     read_ranks(r_.field(root, "", "per_rank", true), out);
     read_storage_list(r_.field(root, "", "reserved", true), "reserved", out.reserved);
     read_summary(r_.field(root, "", "summary", true), out.summary);
+    read_memory(r_.field(root, "", "memory"), out);
     if (!r_.diagnostics().empty()) return;
     // What the schema cannot say: one entry per rank in every per-rank list.
     const auto count = static_cast<std::size_t>(out.world_size);
@@ -61,6 +106,7 @@ class PlanReader {
     check_count("reserved", out.reserved.size());
     if (!out.tables.empty()) check_count("per_rank", out.ranks.size());
     check_count("topology", out.devices.size());
+    if (root["memory"]) check_count("memory", out.memory.size());
   }
 
  private:
@@ -198,6 +244,30 @@ class PlanReader {
       rank.perf = perf(r_.field(node[i], p, "perf", true), join_key(p, "perf"));
       rank.num_shards = integer_of(node[i], p, "num_shards", Range::kNonNegative);
       out.ranks.push_back(rank);
+    }
+  }
+
+  void read_memory(const YAML::Node& node, PlanFile& out) {
+    if (!node.IsDefined() || !r_.expect_map(node, "memory")) return;
+    r_.check_keys(node, "memory", kMemoryKeys);
+    r_.string(r_.field(node, "memory", "basis", true), "memory.basis");
+    const YAML::Node ranks = r_.field(node, "memory", "per_rank", true);
+    if (!ranks.IsDefined()) return;
+    if (!ranks.IsSequence()) {
+      r_.report(ranks, "memory.per_rank", "expected a list, found " + NodeReader::describe(ranks));
+      return;
+    }
+    for (std::size_t i = 0; i < ranks.size(); ++i) {
+      const std::string p = join_index("memory.per_rank", i);
+      if (!r_.expect_map(ranks[i], p)) continue;
+      r_.check_keys(ranks[i], p, kMemoryRankKeys);
+      PlanFileMemory m;
+      std::int64_t* fields[] = {&m.used.hbm, &m.usable.hbm, &m.used.ddr, &m.usable.ddr};
+      for (std::size_t k = 0; k < kMemoryRankKeys.size(); ++k)
+        if (auto v = r_.integer(r_.field(ranks[i], p, kMemoryRankKeys[k], true), join_key(p, kMemoryRankKeys[k]),
+                                Range::kNonNegative))
+          *fields[k] = *v;
+      out.memory.push_back(m);
     }
   }
 

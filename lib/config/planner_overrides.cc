@@ -17,7 +17,8 @@ Enum checked_name(const NameTable<Enum, N>& table, const std::string& flag, cons
 
 std::int64_t checked_size(const std::string& flag, const std::string& text) {
   std::string error;
-  auto bytes = parse_size_bytes(text, &error);
+  auto bytes = parse_size_flag(text, &error);
+  if (!bytes && error.rfind(kSizeNeedsUnit, 0) == 0) throw InputError(SourcePos{}, flag, error);
   if (!bytes || *bytes < 0)
     throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
                                             (error.empty() ? "" : " (" + error + ")"));

@@ -6,6 +6,7 @@
 #include "output/json_object.h"
 #include "output/perf_storage_json.h"
 #include "output/options_json.h"
+#include "planner/memory_basis.h"
 #include "planner/rank_load.h"
 
 namespace shardplan {
@@ -46,8 +47,12 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   j["schema"] = "shardplan.plan/v1";
   // Which tool wrote the plan and from what: `shardplan diff` tells a change of the
   // inputs from a change of the tool alone.
-  if (!in.inputs_sha256.empty())
+  if (!in.inputs_sha256.empty()) {
     j["shardplan"] = json_object("version", std::string(SHARDPLAN_VERSION), "inputs_sha256", in.inputs_sha256);
+    // The normalised inputs themselves (the text the hash is of), so that `diff`
+    // can say which input field changed.
+    if (!in.inputs_text.empty()) j["shardplan"]["inputs"] = nlohmann::ordered_json::parse(in.inputs_text);
+  }
   j["model"] = in.model_name;
   nlohmann::ordered_json t;
   t["world_size"] = topo.world_size;
@@ -108,6 +113,14 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   for (const auto& d : in.reservation->reserved.devices) reserved.push_back(storage_json(d.storage));
   j["reserved"] = std::move(reserved);
 
+  // Per rank, memory used against the usable capacity (planner/memory_basis.h): the
+  // one basis every output reports.
+  nlohmann::ordered_json memory_ranks = nlohmann::ordered_json::array();
+  for (const RankMemory& m : rank_memory(topo, *in.reservation, totals))
+    memory_ranks.push_back(json_object("hbm_used", m.hbm.used, "hbm_usable", m.hbm.capacity, "ddr_used", m.ddr.used,
+                                       "ddr_usable", m.ddr.capacity));
+  j["memory"] = json_object("basis", std::string(kMemoryBasisText), "per_rank", std::move(memory_ranks));
+
   nlohmann::ordered_json summary;
   summary["perf_rating"] = in.perf_rating;
   summary["max_rank_perf"] = max_perf;
@@ -124,9 +137,11 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   return j;
 }
 
-std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256) {
+std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
+                           const std::string& inputs_text) {
   PlanFileInput file;
   file.inputs_sha256 = inputs_sha256;
+  file.inputs_text = inputs_text;
   file.model_name = model_name;
   file.topology = &run.topology;
   file.reservation = &*run.result.reservation;

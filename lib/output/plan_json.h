@@ -24,6 +24,9 @@ struct PlanFileInput {
   // SHA-256 of the normalised inputs (config/canonical_input.h); when set, the file
   // carries "shardplan": {"version", "inputs_sha256"} after "schema".
   std::string inputs_sha256;
+  // canonical_input_text of the inputs; when set with inputs_sha256, written as
+  // "shardplan".inputs (what `diff` lists field by field).
+  std::string inputs_text;
   // The lower bound on the max-rank perf (summary.lower_bound), or null for none.
   const LowerBound* bound = nullptr;
 };
@@ -35,6 +38,8 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
 
 // The plan file of a successful run (run.ok()), as the text `shardplan plan` writes;
 // `inputs_sha256` as in PlanFileInput.
-std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256 = {});
+// `inputs_text` as in PlanFileInput.
+std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256 = {},
+                           const std::string& inputs_text = {});
 
 }  // namespace shardplan

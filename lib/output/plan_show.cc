@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "planner/memory_basis.h"
 #include "planner/stats_report.h"
 
 namespace shardplan {
@@ -70,17 +71,34 @@ std::string render_plan_show(const PlanFile& plan) {
   }
   double max_perf = 0;
   for (const auto& r : plan.ranks) max_perf = std::max(max_perf, r.perf.total);
+  // Memory on the one basis of every output (planner/memory_basis.h), from the plan
+  // file's "memory" block; a file written before it has only the shards' bytes
+  // against the room the reservation left, and says so.
+  const bool basis = plan.memory.size() == plan.ranks.size() && !plan.memory.empty();
+  const char* memory_heading = basis ? "used/usable" : "shards/room left";
   out += fmt::format("\n{:>4}  {:<25}  {:<31}  {}\n", "rank", "perf ms (of the slowest)",
-                     "HBM GiB (of room for tables)", "DDR GiB (of room for tables)");
+                     fmt::format("HBM GiB {}", memory_heading), fmt::format("DDR GiB {}", memory_heading));
   for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
     const PlanFileRank& rank = plan.ranks[r];
-    const PlanFileStorage usable = r < plan.reserved.size() ? plan.reserved[r] : PlanFileStorage{};
+    const PlanFileStorage room = r < plan.reserved.size() ? plan.reserved[r] : PlanFileStorage{};
+    const PlanFileStorage used = basis ? plan.memory[r].used : rank.storage;
+    const PlanFileStorage usable = basis ? plan.memory[r].usable : room;
     out += fmt::format("{:>4}  {} {:>8.4f}  {} {:>6.2f}/{:<7.2f}  {} {:>7.2f}/{:.2f}\n", r,
                        text_bar(rank.perf.total, max_perf), rank.perf.total,
-                       text_bar(static_cast<double>(rank.storage.hbm), static_cast<double>(usable.hbm)),
-                       to_gib(rank.storage.hbm), to_gib(usable.hbm),
-                       text_bar(static_cast<double>(rank.storage.ddr), static_cast<double>(usable.ddr)),
-                       to_gib(rank.storage.ddr), to_gib(usable.ddr));
+                       text_bar(static_cast<double>(used.hbm), static_cast<double>(usable.hbm)), to_gib(used.hbm),
+                       to_gib(usable.hbm), text_bar(static_cast<double>(used.ddr), static_cast<double>(usable.ddr)),
+                       to_gib(used.ddr), to_gib(usable.ddr));
+  }
+  if (basis) {
+    out += "\n";
+    std::vector<RankMemory> memory;
+    for (const PlanFileMemory& m : plan.memory)
+      memory.push_back(RankMemory{{m.used.hbm, m.usable.hbm}, {m.used.ddr, m.usable.ddr}});
+    for (const bool hbm : {true, false})
+      if (const auto peak = peak_memory_fraction(memory, hbm))
+        out += fmt::format("{:<8}max {:.2f} GiB on rank {} of {:.2f} GiB usable ({:.1f}%)\n", hbm ? "HBM" : "DDR",
+                           to_gib(peak->use.used), peak->rank, to_gib(peak->use.capacity), peak->fraction * 100);
+    out += "memory  " + std::string(kMemoryBasisText) + "\n";
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // `shardplan show plan.json`: a plan file as text a person reads in a terminal —
 // one row per table saying what went where (like torchrec's ShardingPlan.__str__,
 // but within 100 columns), then one row of bars per rank (perf against the slowest
-// rank, HBM and DDR against what the storage reservation left for the tables).
+// rank, HBM and DDR used against usable: planner/memory_basis.h, the basis of every
+// output), then the fullest rank of each memory kind as the plan summary prints it.
 #pragma once
 
 #include <string>

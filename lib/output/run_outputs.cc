@@ -22,7 +22,7 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
     const bool has_report = torchrec_logs_stats(run);
     const StatsReport report = has_report ? stats_report_of(run, input) : StatsReport{};
     out.stats = render_summary_text(summarize_run(run, report, plan_destination));
-    out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
+    out.plan = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
     return out;
   }
   // Only where torchrec logs EmbeddingStats (not for an empty plan, nor when it raises early).
@@ -39,7 +39,7 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
         out.stats = json.dump(2) + "\n";
       }
     } else if (which == 1 && want_plan) {
-      out.plan = plan_file_text(run, input.model.name, inputs_sha256(input));
+      out.plan = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
     }
   };
   const bool big = run.result.plan.size() >= kParallelMinTables;

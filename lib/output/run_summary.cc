@@ -6,26 +6,34 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "planner/memory_basis.h"
+#include "planner/rank_load.h"
 
 namespace shardplan {
 
 namespace {
 
 
-// The first rank with the most bytes of one kind (hbm = true: used_hbm).
-std::optional<MemoryPeak> memory_peak(const PlanRun& run, const StatsReport& report, bool hbm) {
-  if (report.ranks.empty()) return std::nullopt;
-  const RankStats* best = &report.ranks.front();
-  for (const RankStats& r : report.ranks)
-    if ((hbm ? r.used_hbm : r.used_ddr) > (hbm ? best->used_hbm : best->used_ddr)) best = &r;
+// The rank with the highest used / usable fraction of one kind (memory_basis.h, the
+// basis of every output); on a topology without that capacity (HBM on cpu), the
+// first rank with the most bytes, without a fraction.
+std::optional<MemoryPeak> memory_peak(const std::vector<RankMemory>& memory, bool hbm) {
+  if (memory.empty()) return std::nullopt;
   MemoryPeak peak;
-  peak.rank = best->rank;
-  peak.bytes = hbm ? best->used_hbm : best->used_ddr;
-  peak.ratio = hbm ? best->hbm_ratio : best->ddr_ratio;
-  const Storage& device = run.topology.devices.at(static_cast<std::size_t>(best->rank)).storage;
-  // EmbeddingStats' planning capacity: HBM less the reservation's percentage; all of DDR.
-  peak.capacity = hbm ? (1 - report.reservation.reserved_hbm_percent) * static_cast<double>(device.hbm)
-                      : static_cast<double>(device.ddr);
+  if (const auto best = peak_memory_fraction(memory, hbm)) {
+    peak.rank = best->rank;
+    peak.bytes = best->use.used;
+    peak.capacity = static_cast<double>(best->use.capacity);
+    peak.ratio = best->fraction;
+    return peak;
+  }
+  for (std::size_t r = 0; r < memory.size(); ++r) {
+    const MemoryUse& use = hbm ? memory[r].hbm : memory[r].ddr;
+    if (r == 0 || use.used > peak.bytes) {
+      peak.rank = static_cast<int>(r);
+      peak.bytes = use.used;
+    }
+  }
   return peak;
 }
 
@@ -57,8 +65,10 @@ RunSummary summarize_run(const PlanRun& run, const StatsReport& report, const st
     s.max_perf_rank = report.max_total_perf.ranks.empty() ? 0 : report.max_total_perf.ranks.front();
     s.mean_rank_perf = report.mean_total_perf;
     s.perf_over_mean_pct = report.total_perf_delta_pct;
-    s.hbm = memory_peak(run, report, true);
-    s.ddr = memory_peak(run, report, false);
+    const std::vector<RankMemory> memory =
+        rank_memory(run.topology, *run.result.reservation, rank_loads(run.result.plan, run.topology.world_size));
+    s.hbm = memory_peak(memory, true);
+    s.ddr = memory_peak(memory, false);
   }
   if (s.has_plan && run.bound && run.bound->feasible) {
     s.bound = run.bound->value;

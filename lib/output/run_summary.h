@@ -21,13 +21,13 @@ struct TableKindCount {
   int tables = 0;
 };
 
-// The fullest rank of one memory kind, as EmbeddingStats measures it: bytes in use
-// (shards plus what the storage reservation sets aside for dense and KJT inputs)
-// against the capacity the planner may use.
+// The fullest rank of one memory kind on the one basis of every output
+// (planner/memory_basis.h): bytes in use (shards plus what the storage reservation
+// sets aside for dense and KJT inputs) against the usable capacity.
 struct MemoryPeak {
   std::int64_t bytes = 0;
   int rank = 0;
-  double capacity = 0;  // bytes; HBM: after the reservation's percentage; DDR: the device's
+  double capacity = 0;  // usable bytes; HBM: after the reservation's percentage; DDR: the device's
   double ratio = 0;     // bytes / capacity (EmbeddingStats' hbm_ratio / ddr_ratio); 0 when no capacity
 };
 

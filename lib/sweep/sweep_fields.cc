@@ -61,7 +61,11 @@ std::optional<SweepValue> parse_number(std::string_view text, std::string* error
 
 std::optional<SweepValue> parse_size(std::string_view text, std::string* error) {
   std::string why;
-  auto bytes = parse_size_bytes(text, &why);
+  auto bytes = parse_size_flag(text, &why);
+  if (!bytes && why.rfind(kSizeNeedsUnit, 0) == 0) {
+    *error = why;
+    return std::nullopt;
+  }
   if (!bytes) {
     // parse_size_bytes says why only when it is more than "not a size" (an unknown unit, too large).
     const bool says_more = !why.empty() && why.rfind("expected", 0) != 0;

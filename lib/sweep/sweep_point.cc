@@ -4,6 +4,7 @@
 
 #include "config/canonical_input.h"
 #include "output/plan_json.h"
+#include "planner/memory_basis.h"
 #include "planner/planner.h"
 #include "planner/rank_load.h"
 #include "planner/run.h"
@@ -12,18 +13,15 @@ namespace shardplan {
 
 namespace {
 
-// used / capacity, max over ranks; unset when a loaded rank has no capacity.
-std::optional<double> max_fraction(const std::vector<RankLoad>& loads, const Topology& topology, bool hbm) {
-  double out = 0;
-  for (std::size_t rank = 0; rank < loads.size(); ++rank) {
-    const Storage& cap = topology.devices[rank].storage;
-    const std::int64_t used = hbm ? loads[rank].storage.hbm : loads[rank].storage.ddr;
-    const std::int64_t capacity = hbm ? cap.hbm : cap.ddr;
-    if (used == 0) continue;
-    if (capacity <= 0) return std::nullopt;
-    out = std::max(out, static_cast<double>(used) / static_cast<double>(capacity));
+// The highest used / usable fraction over ranks (planner/memory_basis.h, the basis
+// of every output); unset when a rank with load has no usable capacity of the kind.
+std::optional<double> sweep_peak_fraction(const std::vector<RankMemory>& memory, bool hbm) {
+  for (const RankMemory& m : memory) {
+    const MemoryUse& use = hbm ? m.hbm : m.ddr;
+    if (use.used > 0 && use.capacity <= 0) return std::nullopt;
   }
-  return out;
+  const auto peak = peak_memory_fraction(memory, hbm);
+  return peak ? peak->fraction : 0.0;
 }
 
 void record_failure(const PlanRun& run, SweepPointResult& out) {
@@ -65,14 +63,15 @@ SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid
   out.max_rank_perf_ms = max_perf;
   out.max_hbm_bytes = max_hbm;
   out.max_ddr_bytes = max_ddr;
-  out.max_hbm_fraction = max_fraction(loads, run.topology, true);
-  out.max_ddr_fraction = max_fraction(loads, run.topology, false);
+  const std::vector<RankMemory> memory = rank_memory(run.topology, *run.result.reservation, loads);
+  out.max_hbm_fraction = sweep_peak_fraction(memory, true);
+  out.max_ddr_fraction = sweep_peak_fraction(memory, false);
   const double mean_perf = loads.empty() ? 0 : sum_perf / static_cast<double>(loads.size());
   if (mean_perf > 0) out.imbalance = max_perf / mean_perf;
   if (max_perf > 0)
     out.throughput_samples_per_s = static_cast<double>(input.model.batch_size) *
                                    static_cast<double>(run.topology.world_size) / (max_perf / 1000.0);
-  if (want_plan_text) out.plan_text = plan_file_text(run, input.model.name, inputs_sha256(input));
+  if (want_plan_text) out.plan_text = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
   return out;
 }
 

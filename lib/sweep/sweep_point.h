@@ -26,8 +26,9 @@ struct SweepPointResult {
   std::optional<double> max_rank_perf_ms;     // max over ranks of the total perf (the plan's rating)
   std::optional<std::int64_t> max_hbm_bytes;  // max over ranks of the HBM used
   std::optional<std::int64_t> max_ddr_bytes;
-  // Max over ranks of used / the rank's device capacity (before reservation);
-  // unset when a rank with load has no capacity of that kind.
+  // Max over ranks of used / usable (planner/memory_basis.h: shards plus the
+  // dense/KJT reservation, against the device less the reservation's percentage);
+  // unset when a rank with load has no usable capacity of that kind.
   std::optional<double> max_hbm_fraction;
   std::optional<double> max_ddr_fraction;
   std::optional<double> imbalance;  // max-rank perf / mean rank perf; unset when the mean is 0

@@ -85,7 +85,8 @@ TEST_CASE("cli: enumerate offers only the flags it uses", "[app][cli]") {
 TEST_CASE("cli: numbers are checked in the project's words", "[app][cli]") {
   RunResult word = run_shardplan("plan --config " + kQuickstartConfig + " --reservation-percentage abc");
   CHECK(word.exit_code == 2);
-  CHECK(word.err == "error: --reservation-percentage: expected a number, found 'abc'\n" + kUsageHint);
+  CHECK(word.err == "error: --reservation-percentage: expected a finite ratio such as 5% or 0.05, found 'abc'\n" +
+                        kUsageHint);
   RunResult fraction = run_shardplan("plan --config " + kQuickstartConfig + " --batch-size 1.5");
   CHECK(fraction.exit_code == 2);
   CHECK(fraction.err == "error: --batch-size: expected an integer, found '1.5'\n" + kUsageHint);

@@ -38,8 +38,10 @@ TEST_CASE("non-finite numbers are refused in flags", "[bad-input]") {
     auto run = run_in_scratch("plan --model " + small_model() + " --topology " + small_topology() +
                               " --stats none --reservation-percentage " + value);
     CHECK(run.exit_code == 2);
-    CHECK(run.errors ==
-          Lines{"error: --reservation-percentage: expected a number in [0, 1], found " + std::string(value[0] == '-' ? "-nan" : value)});
+    // A ratio flag (15% or 0.15): refused before planning, as every ratio is.
+    CHECK(run.errors == Lines{"error: --reservation-percentage: expected a finite ratio such as 5% or 0.05, found '" +
+                                  value + "'",
+                              "Run 'shardplan --help' (or 'shardplan COMMAND --help') for usage."});
   }
 }
 
