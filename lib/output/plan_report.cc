@@ -371,7 +371,7 @@ std::string storage_card(const PlanPicture& picture, bool hbm, const std::string
       h.fraction ? percent_text(*h.fraction) + " of usable" : gib_text(static_cast<double>(h.used));
   const std::string note = fmt::format(
       "<span id=\"{}{}-used\" data-value=\"{}\">{}</span> on rank {} of the <span id=\"{}{}-usable\" "
-      "data-value=\"{}\">{}</span> usable after the storage reservation (device: {})",
+      "data-value=\"{}\">{}</span> usable (device: {}; used counts the dense/KJT reservation, usable is the device less the reservation percentage)",
       id_prefix, hbm ? "hbm" : "ddr", h.used, gib_text(static_cast<double>(h.used)), h.rank, id_prefix,
       hbm ? "hbm" : "ddr", h.usable, gib_text(static_cast<double>(h.usable)), gib_text(static_cast<double>(h.capacity)));
   return figure_card(id_prefix + (hbm ? "hbm-fraction" : "ddr-fraction"), "max " + kind + " per rank",
@@ -381,13 +381,13 @@ std::string storage_card(const PlanPicture& picture, bool hbm, const std::string
 }  // namespace
 
 std::int64_t ReportRank::hbm_used() const {
-  std::int64_t total = 0;
+  std::int64_t total = hbm_reserved;
   for (const auto& s : shards) total += s.hbm;
   return total;
 }
 
 std::int64_t ReportRank::ddr_used() const {
-  std::int64_t total = 0;
+  std::int64_t total = ddr_reserved;
   for (const auto& s : shards) total += s.ddr;
   return total;
 }
@@ -430,6 +430,19 @@ PlanPicture plan_picture(const nlohmann::json& plan_file) {
       }
       picture.tables.push_back(std::move(t));
     }
+  // The one memory basis (planner/memory_basis.h), as the plan file states it: usable is
+  // the device less the reservation's percentage, used adds the dense/KJT reservation.
+  if (plan_file.contains("memory") && plan_file["memory"].contains("per_rank")) {
+    const auto& memory = plan_file["memory"]["per_rank"];
+    for (std::size_t r = 0; r < memory.size() && r < picture.ranks.size(); ++r) {
+      ReportRank& rank = picture.ranks[r];
+      const std::int64_t shard_hbm = rank.hbm_used(), shard_ddr = rank.ddr_used();
+      rank.hbm_usable = memory[r].at("hbm_usable").get<std::int64_t>();
+      rank.ddr_usable = memory[r].at("ddr_usable").get<std::int64_t>();
+      rank.hbm_reserved = memory[r].at("hbm_used").get<std::int64_t>() - shard_hbm;
+      rank.ddr_reserved = memory[r].at("ddr_used").get<std::int64_t>() - shard_ddr;
+    }
+  }
   const auto& summary = plan_file.at("summary");
   picture.max_rank_perf_ms = summary.at("max_rank_perf").get<double>();
   picture.storage_reservation = summary.value("storage_reservation", "");

@@ -35,7 +35,10 @@ struct ReportShard {
 struct ReportRank {
   int rank = 0;
   std::int64_t hbm_capacity = 0, ddr_capacity = 0;  // the device's
-  std::int64_t hbm_usable = 0, ddr_usable = 0;      // left after the storage reservation
+  std::int64_t hbm_usable = 0, ddr_usable = 0;      // usable capacity (planner/memory_basis.h)
+  // What the storage reservation set aside for the dense part and the KJT inputs: counted
+  // as used, so every "% used" here is the plan file's "memory" block's figure.
+  std::int64_t hbm_reserved = 0, ddr_reserved = 0;
   std::vector<ReportShard> shards;                  // in plan order
   std::vector<std::pair<std::string, double>> perf_parts;  // fwd_compute .. prefetch_compute, ms
   double perf_total_ms = 0;                         // the plan file's per_rank perf total

@@ -35,7 +35,7 @@ TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's 
   CHECK(count_matches(html, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
   // One row per rank under its host's heading; the header states the HBM basis.
   CHECK(count_matches(html, std::regex("<text class=\"host\"")) == 1);
-  CHECK(html.find("usable after the storage reservation") != std::string::npos);
+  CHECK(html.find("usable is the device less the reservation percentage") != std::string::npos);
   // The per-table table: one row per table of the plan, with its ranks.
   std::size_t tables = 0;
   for (const auto& [path, module] : plan["plan"].items()) tables += module.size();
