@@ -33,14 +33,28 @@ ActivationProfile::ActivationProfile(const std::vector<Task>& order, const Micro
   for (const auto& t : order) {
     const std::int64_t b = micro.sizes[t.micro_batch];
     const bool checkpointed = micro.checkpointed[t.micro_batch];
-    if (t.kind == TaskKind::kForward) {
-      alpha += b;
-      if (!checkpointed) beta += b;
-      points.emplace_back(alpha, beta);
-    } else {
-      if (checkpointed) points.emplace_back(alpha, beta + b);
-      alpha -= b;
-      if (!checkpointed) beta -= b;
+    switch (t.kind) {
+      case TaskKind::kForward:
+        alpha += b;
+        if (!checkpointed) beta += b;
+        points.emplace_back(alpha, beta);
+        break;
+      case TaskKind::kBackward:
+        if (checkpointed) points.emplace_back(alpha, beta + b);
+        alpha -= b;
+        if (!checkpointed) beta -= b;
+        break;
+      case TaskKind::kBackwardInput:
+        // Recomputed outputs stay until the W that needs them.
+        if (checkpointed) {
+          beta += b;
+          points.emplace_back(alpha, beta);
+        }
+        break;
+      case TaskKind::kBackwardWeight:
+        alpha -= b;
+        beta -= b;
+        break;
     }
   }
   // Keep the Pareto front: in and A are never negative, so a point no larger in
@@ -69,12 +83,22 @@ std::int64_t activation_peak(const std::vector<Task>& order, const MicroBatches&
     const std::int64_t b = micro.sizes[t.micro_batch];
     const bool checkpointed = micro.checkpointed[t.micro_batch];
     const std::int64_t kept = checkpointed ? in[t.stage] * b : (in[t.stage] + activations[t.stage]) * b;
-    if (t.kind == TaskKind::kForward) {
-      current += kept;
-      peak = std::max(peak, current);
-    } else {
-      if (checkpointed) peak = std::max(peak, current + activations[t.stage] * b);
-      current -= kept;
+    switch (t.kind) {
+      case TaskKind::kForward:
+        current += kept;
+        peak = std::max(peak, current);
+        break;
+      case TaskKind::kBackward:
+        if (checkpointed) peak = std::max(peak, current + activations[t.stage] * b);
+        current -= kept;
+        break;
+      case TaskKind::kBackwardInput:
+        if (checkpointed) {
+          current += activations[t.stage] * b;
+          peak = std::max(peak, current);
+        }
+        break;
+      case TaskKind::kBackwardWeight: current -= (in[t.stage] + activations[t.stage]) * b; break;
     }
   }
   return peak;

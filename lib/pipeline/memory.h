@@ -53,7 +53,9 @@ class ActivationProfile {
 // The peak activation bytes of a device running `order`, whose stage s has input
 // bytes in[s] and layer outputs A[s] per sample: after a forward of micro-batch i
 // the stage keeps in*b_i (checkpointed) or (in+A)*b_i; a checkpointed backward
-// first re-materialises A*b_i; each backward frees its micro-batch.
+// first re-materialises A*b_i; each full backward frees its micro-batch. Split
+// backwards: a checkpointed I re-materialises A*b_i and keeps it; the W frees
+// everything (the weight gradient needs every layer's input).
 std::int64_t activation_peak(const std::vector<Task>& order, const MicroBatches& micro,
                              const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& activations);
 

@@ -22,7 +22,7 @@ int micro_batch_count(int batch_size, int chunks) {
 
 std::string schedule_label(const Candidate& c) {
   std::string name(name_of(kScheduleKindNames, c.schedule));
-  if (c.schedule == ScheduleKind::kInterleaved) name += " v" + std::to_string(c.virtual_stages);
+  if (multi_stage_schedule(c.schedule) && !v_shaped_schedule(c.schedule)) name += " v" + std::to_string(c.virtual_stages);
   return name;
 }
 
@@ -51,7 +51,7 @@ Candidate evaluate(const PipelineInput& base, int devices, int chunks, ScheduleK
   const PipelinePlan& plan = *result.plan;
   c.step_time_ms = plan.step_time_ms;
   c.bubble_fraction = plan.bubble_fraction;
-  if (plan.schedule == ScheduleKind::kInterleaved)
+  if (multi_stage_schedule(plan.schedule))
     for (const auto& d : plan.device_plans) c.peak_bytes = std::max(c.peak_bytes, d.memory.peak);
   else
     for (const auto& s : plan.stages) c.peak_bytes = std::max(c.peak_bytes, s.memory.peak);
@@ -80,8 +80,12 @@ Suggestions suggest(const PipelineInput& input) {
       if (chunks > input.batch_size && chunks != input.options.chunks) continue;
       const int m = micro_batch_count(input.batch_size, chunks);
       std::vector<std::pair<ScheduleKind, int>> schedules{{ScheduleKind::kGpipe, 1}, {ScheduleKind::kOneFOneB, 1}};
-      if (devices > 1 && m % devices == 0 && layers >= kSuggestVirtualStages * devices)
-        schedules.emplace_back(ScheduleKind::kInterleaved, kSuggestVirtualStages);
+      // Every multi-stage schedule with two stages per device, where torch accepts the
+      // micro-batch count (schedule_refusal) and there are layers for 2p stages.
+      if (devices > 1 && layers >= kSuggestVirtualStages * devices)
+        for (ScheduleKind s : {ScheduleKind::kInterleaved, ScheduleKind::kInterleavedZeroBubble, ScheduleKind::kZbv,
+                               ScheduleKind::kDualPipeV})
+          if (!schedule_refusal(s, m, devices, kSuggestVirtualStages)) schedules.emplace_back(s, kSuggestVirtualStages);
       for (auto [schedule, v] : schedules) {
         Candidate c = evaluate(input, devices, chunks, schedule, v);
         (c.fits ? fitting : out.rejected).push_back(c);
