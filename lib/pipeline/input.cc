@@ -10,6 +10,7 @@
 #include "common/python_format.h"
 #include "config/document.h"
 #include "config/node_reader.h"
+#include "pipeline/partition.h"
 #include "pipeline/schedule.h"
 #include "pipeline/skip_check.h"
 
@@ -449,9 +450,22 @@ class PipelineReader {
       checks_.report(at, path,
                      "IndexError: too few devices to hold given partitions (devices: " + devices +
                          ", partitions: " + std::to_string(partitions) + ")");
+    } else if (balancing_work_too_large(layers, partitions * v)) {
+      checks_.report(at, path,
+                     "too large: balancing " + std::to_string(layers) + " layers into " +
+                         std::to_string(partitions * v) + " stages needs layers x stages <= " +
+                         std::to_string(kMaxBalanceWork) + " (found " +
+                         std::to_string(static_cast<std::int64_t>(layers) * partitions * v) +
+                         "); give options.balance, balance_by 'uniform', or fewer stages");
     } else if (stages.IsDefined()) {
       input_.options.stages = static_cast<int>(partitions);
     }
+  }
+
+  // The documented bound on balancing work (kMaxBalanceWork, partition.h).
+  bool balancing_work_too_large(int layers, std::int64_t stages) const {
+    if (input_.options.balance_by == BalanceBy::kUniform) return false;
+    return static_cast<std::int64_t>(layers) * stages > kMaxBalanceWork;
   }
 
   // Check 8: Pipe documents that DDP may wrap it only without checkpointing.

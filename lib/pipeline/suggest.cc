@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "pipeline/partition.h"
 
 namespace shardplan::pipeline {
 
@@ -87,6 +88,10 @@ Suggestions suggest(const PipelineInput& input) {
                                ScheduleKind::kDualPipeV})
           if (!schedule_refusal(s, m, devices, kSuggestVirtualStages)) schedules.emplace_back(s, kSuggestVirtualStages);
       for (auto [schedule, v] : schedules) {
+        // Within the input's own balancing bound (partition.h), as the reader checks it.
+        if (input.options.balance_by != BalanceBy::kUniform &&
+            static_cast<std::int64_t>(layers) * devices * v > kMaxBalanceWork)
+          continue;
         Candidate c = evaluate(input, devices, chunks, schedule, v);
         (c.fits ? fitting : out.rejected).push_back(c);
       }
