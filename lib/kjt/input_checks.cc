@@ -167,7 +167,7 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
   if (values_dtype && is_integer(*values_dtype))
     for (std::size_t i = 0; i < raw.inputs.size(); ++i)
       for (std::size_t k = 0; k < raw.inputs[i].values.size(); ++k) {
-        std::string_view token = raw.inputs[i].values[k];
+        std::string_view token = raw.inputs[i].values.at(k);
         if (token.empty() || token.front() == '"' || token.find_first_of(".eE") == std::string_view::npos) continue;
         fail(Problem{Where::kInputValues, i, 0, 0,
                      "rank " + std::to_string(raw.inputs[i].rank) + ": value " + std::to_string(k) + " (" +

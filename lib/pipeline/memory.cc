@@ -16,12 +16,41 @@ LayerRanges::LayerRanges(const PipelineInput& input) : input_(input) {
     std::int64_t bn = input.options.deferred_batch_norm ? 2 * layer.batch_norm_features * 4 : 0;
     bn_.push_back(bn_.back() + bn);
   }
+  std::vector<const Skip*> skips;
+  for (const auto& skip : input.skips) skips.push_back(&skip);
+  std::stable_sort(skips.begin(), skips.end(), [](const Skip* a, const Skip* b) { return a->stash_layer < b->stash_layer; });
+  const std::size_t count = skips.size();
+  std::vector<std::vector<std::pair<int, std::int64_t>>> nodes(count + 1);
+  for (std::size_t position = 1; position <= count; ++position) {
+    sorted_stash_.push_back(skips[position - 1]->stash_layer);
+    for (std::size_t node = position; node <= count; node += node & (~node + 1))
+      nodes[node].emplace_back(skips[position - 1]->pop_layer, skips[position - 1]->bytes_per_sample);
+  }
+  node_pops_.resize(count + 1);
+  node_bytes_.resize(count + 1);
+  for (std::size_t node = 1; node <= count; ++node) {
+    std::sort(nodes[node].begin(), nodes[node].end());
+    node_bytes_[node].push_back(0);
+    for (const auto& [pop, bytes] : nodes[node]) {
+      node_pops_[node].push_back(pop);
+      node_bytes_[node].push_back(node_bytes_[node].back() + bytes);
+    }
+  }
 }
 
 std::int64_t LayerRanges::input_bytes(int begin, int end) const {
   std::int64_t bytes = begin == 0 ? input_.input_bytes_per_sample : input_.layers[begin - 1].activation_bytes_per_sample;
-  for (const auto& skip : input_.skips)
-    if (skip.pop_layer >= begin && skip.pop_layer < end && skip.stash_layer < begin) bytes += skip.bytes_per_sample;
+  // Skips stashed before `begin` are the first k in stash order; of those, sum the
+  // bytes of the ones popped in [begin, end).
+  const std::size_t k = static_cast<std::size_t>(
+      std::lower_bound(sorted_stash_.begin(), sorted_stash_.end(), begin) - sorted_stash_.begin());
+  for (std::size_t node = k; node > 0; node -= node & (~node + 1)) {
+    const auto& pops = node_pops_[node];
+    const auto& prefix = node_bytes_[node];
+    auto lo = std::lower_bound(pops.begin(), pops.end(), begin) - pops.begin();
+    auto hi = std::lower_bound(pops.begin(), pops.end(), end) - pops.begin();
+    bytes += prefix[hi] - prefix[lo];
+  }
   return bytes;
 }
 
