@@ -113,12 +113,12 @@ std::string render_suggestions(const Suggestions& suggestions, const PipelineInp
   if (suggestions.ranked.empty()) {
     out += "no plan fits";
   } else {
-    out += fmt::format("{:>4}  {:>7}  {:<19} {:>6}  {:>13}  {:>12}  {:>7}  {:>12}\n", "rank", "devices", "schedule",
+    out += fmt::format("{:>4}  {:>7}  {:<26} {:>6}  {:>13}  {:>12}  {:>7}  {:>12}\n", "rank", "devices", "schedule",
                        "chunks", "micro-batches", "step ms", "bubble", "peak memory");
     const Candidate& best = suggestions.ranked.front();
     for (std::size_t r = 0; r < suggestions.ranked.size() && static_cast<int>(r) < shown; ++r) {
       const Candidate& c = suggestions.ranked[r];
-      out += fmt::format("{:>4}  {:>7}  {:<19} {:>6}  {:>13}  {:>12.4f}  {:>6.1f}%  {:>12}\n", r + 1, c.devices,
+      out += fmt::format("{:>4}  {:>7}  {:<26} {:>6}  {:>13}  {:>12.4f}  {:>6.1f}%  {:>12}\n", r + 1, c.devices,
                          schedule_label(c), c.chunks, c.micro_batches, c.step_time_ms, 100 * c.bubble_fraction,
                          format_bytes(static_cast<double>(c.peak_bytes)));
     }
