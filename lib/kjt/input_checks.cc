@@ -1,6 +1,7 @@
 #include "kjt/input_checks.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 
 #include "common/checked_sum.h"
@@ -168,10 +169,13 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
     for (std::size_t i = 0; i < raw.inputs.size(); ++i)
       for (std::size_t k = 0; k < raw.inputs[i].values.size(); ++k) {
         std::string_view token = raw.inputs[i].values.at(k);
-        if (token.empty() || token.front() == '"' || token.find_first_of(".eE") == std::string_view::npos) continue;
+        if (token.empty() || token.front() == '"') continue;
+        std::int64_t whole = 0;
+        auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), whole);
+        if (ec == std::errc() && end == token.data() + token.size()) continue;
         fail(Problem{Where::kInputValues, i, 0, 0,
                      "rank " + std::to_string(raw.inputs[i].rank) + ": value " + std::to_string(k) + " (" +
-                         std::string(token) + ") is not an integer but values are " +
+                         std::string(token) + ") is not a 64-bit integer but values are " +
                          std::string(name_of(kDtypeNames, *values_dtype)) + " (give dtypes.values a float dtype)"});
         break;
       }

@@ -44,8 +44,16 @@ TEST_CASE("a2a: a number with a fraction needs a float values dtype", "[kjt][a2a
   auto r = run_a2a("float-int.json", float_input("int64"));
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(r.err.find("inputs[0].values: rank 0: value 0 (0.5) is not an integer but values are int64") !=
+  CHECK(r.err.find("inputs[0].values: rank 0: value 0 (0.5) is not a 64-bit integer but values are int64") !=
         std::string::npos);
+  // So does an integer beyond int64 (it would not fit the tensor torchrec is given).
+  std::string huge = float_input("int64");
+  huge.replace(huge.find("0.5"), 3, "99999999999999999999");
+  const std::string dtypes = R"("dtypes":{"values":"int64"},)";  // the default, left out
+  huge.replace(huge.find(dtypes), dtypes.size(), "");
+  auto big = run_a2a("huge-int.json", huge);
+  CHECK(big.exit_code == 2);
+  CHECK(big.err.find("value 0 (99999999999999999999) is not a 64-bit integer but values are int64") != std::string::npos);
 }
 
 TEST_CASE("a2a: lengths summing past 2^63 are too large, not wrapped", "[kjt][a2a][hostile]") {
