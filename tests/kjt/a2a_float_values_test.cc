@@ -11,7 +11,7 @@ using nlohmann::json;
 using shardplan::testing::run_a2a;
 
 // The seed's two-rank example (keys A,B,C; rank 0 owns A,B, rank 1 owns C) with numbers.
-std::string float_input(const std::string& dtype) {
+std::string a2a_float_input(const std::string& dtype) {
   return R"({"splits":[2,1],"dtypes":{"values":")" + dtype + R"("},"inputs":[
  {"rank":0,"keys":["A","B","C"],"lengths":[[1,0,2],[0,1,1],[1,1,0]],"values":[0.5,1.5,2.5,3.5,4.5,5.5,6.5]},
  {"rank":1,"keys":["A","B","C"],"lengths":[[1,1,0],[0,1,2],[1,1,0]],"values":[10.25,11.25,12.25,13.25,14.25,15.25,16.25]}]})";
@@ -24,7 +24,7 @@ TEST_CASE("a2a: float values are moved like any tensor, bytes from the element s
   // (3.5 4.5), B from 1 (12.25 13.25 14.25).
   for (auto [dtype, size] : {std::pair{"float32", 4}, std::pair{"float16", 2}, std::pair{"bfloat16", 2}}) {
     INFO(dtype);
-    auto r = run_a2a("float.json", float_input(dtype));
+    auto r = run_a2a("float.json", a2a_float_input(dtype));
     REQUIRE(r.exit_code == 0);
     json out = json::parse(r.out);
     CHECK(out["outputs"][0]["values"] == json::parse("[0.5,1.5,2.5,10.25,11.25,3.5,4.5,12.25,13.25,14.25]"));
@@ -41,13 +41,13 @@ TEST_CASE("a2a: float values are moved like any tensor, bytes from the element s
 }
 
 TEST_CASE("a2a: a number with a fraction needs a float values dtype", "[kjt][a2a][float]") {
-  auto r = run_a2a("float-int.json", float_input("int64"));
+  auto r = run_a2a("float-int.json", a2a_float_input("int64"));
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err.find("inputs[0].values: rank 0: value 0 (0.5) is not a 64-bit integer but values are int64") !=
         std::string::npos);
   // So does an integer beyond int64 (it would not fit the tensor torchrec is given).
-  std::string huge = float_input("int64");
+  std::string huge = a2a_float_input("int64");
   huge.replace(huge.find("0.5"), 3, "99999999999999999999");
   const std::string dtypes = R"("dtypes":{"values":"int64"},)";  // the default, left out
   huge.replace(huge.find(dtypes), dtypes.size(), "");

@@ -12,14 +12,14 @@
 namespace shardplan::testing {
 namespace {
 
-std::string layers_of(int count, const std::string& fields) {
+std::string hostile_layers_of(int count, const std::string& fields) {
   std::string list;
   for (int i = 0; i < count; ++i)
     list += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) + R"(")" + fields + "}";
   return "[" + list + "]";
 }
 
-bool has_line(const RunResult& r, const std::string& fragment) {
+bool hostile_has_line(const RunResult& r, const std::string& fragment) {
   for (const auto& line : error_lines(r))
     if (line.find(fragment) != std::string::npos) return true;
   return false;
@@ -33,7 +33,7 @@ TEST_CASE("pipeline: parameter bytes summing past 2^62 are a positioned error", 
   RunResult r = run_pipeline("big-params.json", content);
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(has_line(r, "big-params.json:2:27: layers[1].param_bytes: too large: the parameter bytes of layers 0..1"));
+  CHECK(hostile_has_line(r, "big-params.json:2:27: layers[1].param_bytes: too large: the parameter bytes of layers 0..1"));
 }
 
 TEST_CASE("pipeline: activation bytes times the batch past 2^62 are a positioned error", "[pipeline][hostile]") {
@@ -42,23 +42,23 @@ TEST_CASE("pipeline: activation bytes times the batch past 2^62 are a positioned
                               R"("batch_size":8,"devices":{"count":1,"memory_bytes":1000000}})";
   RunResult r = run_pipeline("big-acts.json", content);
   CHECK(r.exit_code == 2);
-  CHECK(has_line(r, "layers[0]: too large: the activation bytes of layers 0..0 times the batch"));
+  CHECK(hostile_has_line(r, "layers[0]: too large: the activation bytes of layers 0..0 times the batch"));
   // A quarter of it (2^57: 2^57 * 2 * 8 = 2^61) fits the bound: a plan is made, the
   // device is just too small: no stage fits (exit 1).
   std::string half = content;
   half.replace(half.find("576460752303423488"), 18, "144115188075855872");
   RunResult ok = run_pipeline("half-acts.json", half);
   CHECK(ok.exit_code == 1);
-  CHECK(has_line(ok, "no partition of 1 layers into 1 stages fits in 1000000 bytes per device"));
+  CHECK(hostile_has_line(ok, "no partition of 1 layers into 1 stages fits in 1000000 bytes per device"));
 }
 
 TEST_CASE("pipeline: balancing beyond layers x stages 10^7 is refused before the work", "[pipeline][hostile]") {
   // 5001 layers into 2000 stages = 10 002 000 > 10^7.
-  const std::string content = R"({"layers":)" + layers_of(5001, R"(,"fwd_ms_per_sample":1)") +
+  const std::string content = R"({"layers":)" + hostile_layers_of(5001, R"(,"fwd_ms_per_sample":1)") +
                               R"(,"batch_size":1,"devices":{"count":2000}})";
   RunResult r = run_pipeline("many-stages.json", content);
   CHECK(r.exit_code == 2);
-  CHECK(has_line(r, "devices.count: too large: balancing 5001 layers into 2000 stages needs layers x stages <= "
+  CHECK(hostile_has_line(r, "devices.count: too large: balancing 5001 layers into 2000 stages needs layers x stages <= "
                     "10000000 (found 10002000)"));
   // The same with DeepSpeed's uniform rule needs no search and is planned.
   std::string uniform = content;
@@ -71,8 +71,8 @@ TEST_CASE("pipeline: the DDP message names the input's own checkpoint value", "[
                               R"("options":{"checkpoint":"x","ddp":true}})";
   RunResult r = run_pipeline("ddp-x.json", content);
   CHECK(r.exit_code == 2);
-  CHECK(has_line(r, "ValueError: checkpoint is not one of 'always', 'except_last', or 'never'"));
-  CHECK(has_line(r, "ValueError: DistributedDataParallel can wrap Pipe only when checkpoint='never' (got 'x')"));
+  CHECK(hostile_has_line(r, "ValueError: checkpoint is not one of 'always', 'except_last', or 'never'"));
+  CHECK(hostile_has_line(r, "ValueError: DistributedDataParallel can wrap Pipe only when checkpoint='never' (got 'x')"));
 }
 
 }  // namespace

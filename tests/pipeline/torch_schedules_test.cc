@@ -19,7 +19,7 @@ namespace {
 
 // "F0s1" = forward of micro-batch 0 on stage 1; "+" marks the second half of an
 // overlapped action (DualPipeV's OVERLAP_F_B).
-std::string order_text(const std::vector<Task>& order) {
+std::string torch_order_text(const std::vector<Task>& order) {
   std::string out;
   for (const auto& t : order)
     out += std::string(out.empty() ? "" : " ") + (t.overlapped ? "+" : "") +
@@ -40,8 +40,8 @@ TEST_CASE("interleaved_1f1b follows torch's flexible rounds where m is not a mul
   // Device 1 holds stages 1 and 3, warm-up 3: F0s1 F1s1 F2s1; ops 3-5 pair
   //   F{0,1,2}s3 with B{0,1,2}s3 ((op-3)//3 = 0 -> chunk 1); ops 6-8: chunk 0.
   auto orders = device_task_orders(ScheduleKind::kInterleaved, 3, 2, 2);
-  CHECK(order_text(orders[0]) == "F0s0 F1s0 F2s0 F0s2 F1s2 F2s2 B0s2 B1s2 B2s2 B0s0 B1s0 B2s0");
-  CHECK(order_text(orders[1]) == "F0s1 F1s1 F2s1 F0s3 B0s3 F1s3 B1s3 F2s3 B2s3 B0s1 B1s1 B2s1");
+  CHECK(torch_order_text(orders[0]) == "F0s0 F1s0 F2s0 F0s2 F1s2 F2s2 B0s2 B1s2 B2s2 B0s0 B1s0 B2s0");
+  CHECK(torch_order_text(orders[1]) == "F0s1 F1s1 F2s1 F0s3 B0s3 F1s3 B1s3 F2s3 B2s3 B0s1 B1s1 B2s1");
   // Megatron's version refuses it (groups of one micro-batch per device).
   CHECK(schedule_refusal(ScheduleKind::kInterleavedMegatron, 3, 2, 2).has_value());
   CHECK_FALSE(schedule_refusal(ScheduleKind::kInterleaved, 3, 2, 2).has_value());
@@ -57,10 +57,10 @@ TEST_CASE("interleaved_1f1b at m == p has no all-forwards special case; Megatron
   // forwards anyway); then B chunk 1-((op-4)//2)%2: B0s2 B1s2 B0s0 B1s0.
   // Device 1 (stages 1, 3): F0s1 F1s1; op 2: F0s3 B0s3; op 3: F1s3 B1s3; ops 4,5: chunk 0.
   auto torch = device_task_orders(ScheduleKind::kInterleaved, 2, 2, 2);
-  CHECK(order_text(torch[1]) == "F0s1 F1s1 F0s3 B0s3 F1s3 B1s3 B0s1 B1s1");
+  CHECK(torch_order_text(torch[1]) == "F0s1 F1s1 F0s3 B0s3 F1s3 B1s3 B0s1 B1s1");
   // Megatron-LM (forward_backward_pipelining_with_interleaving): m == p runs every forward first.
   auto megatron = device_task_orders(ScheduleKind::kInterleavedMegatron, 2, 2, 2);
-  CHECK(order_text(megatron[1]) == "F0s1 F1s1 F0s3 F1s3 B0s3 B1s3 B0s1 B1s1");
+  CHECK(torch_order_text(megatron[1]) == "F0s1 F1s1 F0s3 F1s3 B0s3 B1s3 B0s1 B1s1");
 }
 
 TEST_CASE("interleaved_zero_bubble: ZB1P order worked by hand", "[pipeline][torch]") {
@@ -77,10 +77,10 @@ TEST_CASE("interleaved_zero_bubble: ZB1P order worked by hand", "[pipeline][torc
   //   op3: F1s3 I1s3 W0s3 | op4: F2s1 I0s1 W1s3 | op5: F3s1 I1s1 W0s1 |
   //   op6: F2s3 I2s3 W1s1 | op7: F3s3 I3s3 W2s3 | op8: I2s1 W3s3 | op9: I3s1 W2s1 | W3s1.
   auto orders = device_task_orders(ScheduleKind::kInterleavedZeroBubble, 4, 2, 2);
-  CHECK(order_text(orders[0]) ==
+  CHECK(torch_order_text(orders[0]) ==
         "F0s0 F1s0 F0s2 F1s2 I0s2 W0s2 F2s0 I1s2 W1s2 F3s0 I0s0 W0s0 F2s2 I1s0 W1s0 F3s2 I2s2 W2s2 I3s2 W3s2 "
         "I2s0 W2s0 I3s0 W3s0");
-  CHECK(order_text(orders[1]) ==
+  CHECK(torch_order_text(orders[1]) ==
         "F0s1 F1s1 F0s3 I0s3 F1s3 I1s3 W0s3 F2s1 I0s1 W1s3 F3s1 I1s1 W0s1 F2s3 I2s3 W1s1 F3s3 I3s3 W2s3 I2s1 "
         "W3s3 I3s1 W2s1 W3s1");
 }
@@ -96,10 +96,10 @@ TEST_CASE("zbv_zero_bubble: ZB-V order worked by hand", "[pipeline][torch]") {
   // Device 1: F0s1 | F0s2 F1s1 | F1s2 I0s2 W0s2 | F2s1 I0s1 W0s1 F2s2 I1s2 W1s2 |
   //   F3s1 I1s1 W1s1 F3s2 I2s2 W2s2 | I2s1 I3s2 | I3s1 W2s1 | W3s2 | W3s1.
   auto orders = device_task_orders(ScheduleKind::kZbv, 4, 2, 2);
-  CHECK(order_text(orders[0]) ==
+  CHECK(torch_order_text(orders[0]) ==
         "F0s0 F1s0 F2s0 F0s3 I0s3 W0s3 F1s3 I1s3 W1s3 F3s0 I0s0 W0s0 F2s3 I2s3 W2s3 I1s0 W1s0 F3s3 I3s3 W3s3 "
         "I2s0 W2s0 I3s0 W3s0");
-  CHECK(order_text(orders[1]) ==
+  CHECK(torch_order_text(orders[1]) ==
         "F0s1 F0s2 F1s1 F1s2 I0s2 W0s2 F2s1 I0s1 W0s1 F2s2 I1s2 W1s2 F3s1 I1s1 W1s1 F3s2 I2s2 W2s2 I2s1 I3s2 "
         "I3s1 W2s1 W3s2 W3s1");
   // With m < 2p-1 torch plans 2p-1 micro-batches and drops the extra ones.
@@ -121,9 +121,9 @@ TEST_CASE("dualpipev: order with overlapped F+B actions worked by hand", "[pipel
   // Device 1 (s0 = 1, s1 = 2): F0s1 F0s2 F1s1 F1s2 | F2s1 B0s2 [F2s2 B0s1] [F3s1 B1s2]
   //   [F3s2 B1s1] | B2s2 B2s1 (odd rank, iteration 1: I from s1 on) I3s2 I3s1 | W3s2 W3s1.
   auto orders = device_task_orders(ScheduleKind::kDualPipeV, 4, 2, 2);
-  CHECK(order_text(orders[0]) ==
+  CHECK(torch_order_text(orders[0]) ==
         "F0s0 F1s0 F2s0 F0s3 I0s3 W0s3 F1s3 F3s0 +B1s3 F2s3 +B0s0 B2s3 F3s3 +B1s0 B3s3 I2s0 W2s0 I3s0 W3s0");
-  CHECK(order_text(orders[1]) ==
+  CHECK(torch_order_text(orders[1]) ==
         "F0s1 F0s2 F1s1 F1s2 F2s1 B0s2 F2s2 +B0s1 F3s1 +B1s2 F3s2 +B1s1 B2s2 B2s1 I3s2 I3s1 W3s2 W3s1");
   CHECK(schedule_refusal(ScheduleKind::kDualPipeV, 3, 2, 2) ==
         "ValueError: DualPipeV requires at least as many microbatches as stages, but got 3 microbatches and 4 stages.");
@@ -141,13 +141,13 @@ TEST_CASE("interleaved_1f1b equals Megatron-LM's order where m is a multiple of 
       }
 }
 
-struct GridCase {
+struct TorchGridCase {
   ScheduleKind schedule;
   int p, m, v;
 };
 
-std::vector<GridCase> grid() {
-  std::vector<GridCase> cases;
+std::vector<TorchGridCase> torch_schedule_grid() {
+  std::vector<TorchGridCase> cases;
   for (int p = 2; p <= 8; ++p)
     for (int m = p; m <= 4 * p; ++m) {
       for (int v = 1; v <= 4; ++v) {
@@ -165,7 +165,7 @@ std::vector<GridCase> grid() {
 TEST_CASE("every schedule on the grid: each action once, in dependency order, one action per clock",
           "[pipeline][torch]") {
   int checked = 0;
-  for (const auto& c : grid()) {
+  for (const auto& c : torch_schedule_grid()) {
     if (schedule_refusal(c.schedule, c.m, c.p, c.v)) continue;
     ++checked;
     INFO(name_of(kScheduleKindNames, c.schedule) << " p " << c.p << " m " << c.m << " v " << c.v);
