@@ -226,7 +226,18 @@ class FastJsonParser {
         std::string_view content = string_content();
         out.push_back_in_place(std::string_view(quote, content.size() + 2));
       } else {
+        skip_space();
         const char* start = p_;
+        // Float values (spec §9): a number with a fraction or exponent stays as written.
+        std::string_view number = number_text();
+        if (number.find_first_of(".eE") != std::string_view::npos) {
+          double value = 0;
+          auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+          if (ec != std::errc() || end != number.data() + number.size()) throw GiveUp{};  // the positioned reader says why
+          out.push_back_in_place(number);
+          continue;
+        }
+        p_ = start;
         std::string_view text = integer_text(buffer);
         if (text.data() == start) out.push_back_in_place(text);
         else out.push_back(text);  // "-0" written as "0"

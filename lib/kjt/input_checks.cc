@@ -1,8 +1,10 @@
 #include "kjt/input_checks.h"
 
 #include <algorithm>
+#include <charconv>
 #include <string_view>
 
+#include "common/checked_sum.h"
 #include "kjt/output_json.h"
 
 namespace shardplan::kjt {
@@ -27,7 +29,10 @@ std::string dtype_list(bool integer) {
 }
 
 // Rule 6 for one dtype name; returns the dtype when it is known and allowed.
-std::optional<Dtype> check_dtype(const std::optional<std::string>& name, Dtype fallback, bool integer, Where where,
+// Which dtypes a tensor may have: lengths integers, weights floats, values any (spec §9).
+enum class DtypeKind { kInteger, kFloat, kAny };
+
+std::optional<Dtype> check_dtype(const std::optional<std::string>& name, Dtype fallback, DtypeKind allowed, Where where,
                                  const std::function<void(Problem)>& report) {
   if (!name) return fallback;
   std::optional<Dtype> dtype = parse_name(kDtypeNames, *name);
@@ -35,8 +40,10 @@ std::optional<Dtype> check_dtype(const std::optional<std::string>& name, Dtype f
     report(Problem{where, 0, 0, 0, "unknown dtype '" + *name + "'"});
     return std::nullopt;
   }
-  // torchrec: lengths and values are index tensors, weights are float tensors.
-  if (is_integer(*dtype) != integer) {
+  // torchrec: lengths are index tensors, weights float tensors; values are moved
+  // whatever their dtype (spec §9).
+  if (allowed != DtypeKind::kAny && is_integer(*dtype) != (allowed == DtypeKind::kInteger)) {
+    const bool integer = allowed == DtypeKind::kInteger;
     report(Problem{where, 0, 0, 0, "'" + *name + "' is not allowed here (expected " + dtype_list(integer) + ")"});
     return std::nullopt;
   }
@@ -70,7 +77,15 @@ bool check_lengths(const SourceKjt& kjt, std::size_t index, const std::function<
                            std::to_string(l)});
         return false;
       }
-      sum += l;
+      // Checked: lengths summing past 2^63 must not wrap round to the value count.
+      auto next = add_or_overflow(sum, l);
+      if (!next) {
+        report(Problem{Where::kLengthsEntry, index, k, b,
+                       rank + "too large: the lengths up to key '" + kjt.keys[k] + "' sample " + std::to_string(b) +
+                           " sum past 2^63 - 1 values"});
+        return false;
+      }
+      sum = *next;
     }
   if (static_cast<std::size_t>(sum) != kjt.values.size()) {
     report(Problem{Where::kInputValues, index, 0, 0,
@@ -146,9 +161,24 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
 
   // 6. dtypes.
   Dtypes defaults;
-  auto lengths_dtype = check_dtype(raw.lengths_dtype, defaults.lengths, true, Where::kLengthsDtype, fail);
-  auto values_dtype = check_dtype(raw.values_dtype, defaults.values, true, Where::kValuesDtype, fail);
-  auto weights_dtype = check_dtype(raw.weights_dtype, defaults.weights, false, Where::kWeightsDtype, fail);
+  auto lengths_dtype = check_dtype(raw.lengths_dtype, defaults.lengths, DtypeKind::kInteger, Where::kLengthsDtype, fail);
+  auto values_dtype = check_dtype(raw.values_dtype, defaults.values, DtypeKind::kAny, Where::kValuesDtype, fail);
+  auto weights_dtype = check_dtype(raw.weights_dtype, defaults.weights, DtypeKind::kFloat, Where::kWeightsDtype, fail);
+  // A number with a fraction or exponent can only be a value of a float tensor.
+  if (values_dtype && is_integer(*values_dtype))
+    for (std::size_t i = 0; i < raw.inputs.size(); ++i)
+      for (std::size_t k = 0; k < raw.inputs[i].values.size(); ++k) {
+        std::string_view token = raw.inputs[i].values.at(k);
+        if (token.empty() || token.front() == '"') continue;
+        std::int64_t whole = 0;
+        auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), whole);
+        if (ec == std::errc() && end == token.data() + token.size()) continue;
+        fail(Problem{Where::kInputValues, i, 0, 0,
+                     "rank " + std::to_string(raw.inputs[i].rank) + ": value " + std::to_string(k) + " (" +
+                         std::string(token) + ") is not a 64-bit integer but values are " +
+                         std::string(name_of(kDtypeNames, *values_dtype)) + " (give dtypes.values a float dtype)"});
+        break;
+      }
 
   // 7. per rank, in rank order. Needs rule 1 (rank 0 and the order exist).
   bool same_keys = true;

@@ -89,12 +89,27 @@ bool read_value(NodeReader& r, const YAML::Node& node, const std::string& path, 
     double number = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
     bool numeric = ec == std::errc() && end == text.data() + text.size();
+    if (ec == std::errc::result_out_of_range && end == text.data() + text.size()) {
+      r.report(node, path, "expected a finite number or a string, found '" + text + "' (out of range)");
+      return false;
+    }
+    // Float values (spec §9): a finite number, echoed as written when that is JSON.
+    if (numeric && std::isfinite(number)) {
+      if (is_json_number(text)) {
+        token = text;
+      } else {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, "%.17g", number);
+        token = buffer;
+      }
+      return true;
+    }
     if (!numeric && !node.IsNull() && text != "true" && text != "false" && text != "True" && text != "False") {
       append_json_string(text, token);
       return true;
     }
   }
-  r.report(node, path, "expected an integer or a string, found " + NodeReader::describe(node));
+  r.report(node, path, "expected a number or a string, found " + NodeReader::describe(node));
   return false;
 }
 

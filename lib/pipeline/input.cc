@@ -6,9 +6,12 @@
 #include <map>
 #include <set>
 
+#include "common/checked_sum.h"
 #include "common/python_format.h"
 #include "config/document.h"
 #include "config/node_reader.h"
+#include "pipeline/partition.h"
+#include "pipeline/schedule.h"
 #include "pipeline/skip_check.h"
 
 namespace shardplan::pipeline {
@@ -21,7 +24,8 @@ const std::vector<std::string> kRootKeys{"layers", "input_bytes_per_sample", "sk
                                          "options"};
 const std::vector<std::string> kLayerKeys{"name",   "param_bytes", "activation_bytes_per_sample",
                                           "fwd_ms_per_sample", "bwd_ms_per_sample", "fwd_ms", "bwd_ms",
-                                          "batch_norm_features"};
+                                          "bwd_input_ms_per_sample", "bwd_input_ms", "bwd_weight_ms_per_sample",
+                                          "bwd_weight_ms", "batch_norm_features"};
 const std::vector<std::string> kSkipKeys{"name", "stash", "pop", "bytes_per_sample"};
 const std::vector<std::string> kDeviceKeys{"count", "memory_bytes"};
 const std::vector<std::string> kOptionKeys{
@@ -96,7 +100,8 @@ class PipelineReader {
   bool chunks_ok_ = true, batch_ok_ = true, devices_ok_ = true, schedule_ok_ = true;
   std::vector<std::string> layer_names_;
   // Raw whole-batch times, divided by batch_size once it is known.
-  std::vector<std::optional<double>> fwd_ms_, bwd_ms_;
+  std::vector<std::optional<double>> fwd_ms_, bwd_ms_, bwd_input_ms_, bwd_weight_ms_;
+  std::string checkpoint_text_ = "except_last";  // the input's own checkpoint value, for messages
 
   Node option(std::string_view key) { return given(checks_, options_, "options", key); }
 
@@ -136,8 +141,15 @@ class PipelineReader {
     }
     if (Node n = option("virtual_stages"); n.IsDefined()) {
       if (auto v = others_.integer(n, "options.virtual_stages", Range::kPositive)) {
-        if (*v > 1 && o.schedule != ScheduleKind::kInterleaved && schedule_ok_)
-          others_.report(n, "options.virtual_stages", "virtual_stages needs schedule interleaved_1f1b");
+        if (*v > 1 && !multi_stage_schedule(o.schedule) && schedule_ok_)
+          others_.report(n, "options.virtual_stages",
+                         "virtual_stages > 1 needs a multi-stage schedule (interleaved_1f1b, interleaved_1f1b_megatron, "
+                         "interleaved_zero_bubble, zbv_zero_bubble or dualpipev), found schedule '" +
+                             std::string(name_of(kScheduleKindNames, o.schedule)) + "'");
+        else if (v_shaped_schedule(o.schedule) && *v != 2)
+          others_.report(n, "options.virtual_stages",
+                         "ValueError: ZBV requires exactly 2 stages per rank, but got " + std::to_string(*v) + "."),
+              schedule_ok_ = false;
         else if (*v > 1024)
           others_.report(n, "options.virtual_stages", "expected at most 1024 virtual stages, found " + std::to_string(*v));
         else o.virtual_stages = static_cast<int>(*v);
@@ -145,6 +157,8 @@ class PipelineReader {
         schedule_ok_ = false;
       }
     }
+    // The V-shaped schedules always hold two stages per device.
+    if (v_shaped_schedule(o.schedule) && !option("virtual_stages").IsDefined()) o.virtual_stages = 2;
     if (Node n = given(checks_, root_, "", "input_bytes_per_sample"); n.IsDefined())
       if (auto v = others_.size_bytes(n, "input_bytes_per_sample")) input_.input_bytes_per_sample = *v;
   }
@@ -165,7 +179,12 @@ class PipelineReader {
     Node n = option("checkpoint");
     if (!n.IsDefined()) return;
     std::optional<CheckpointMode> mode;
-    if (n.IsScalar()) mode = parse_name(kCheckpointModeNames, n.Scalar());
+    if (n.IsScalar()) {
+      mode = parse_name(kCheckpointModeNames, n.Scalar());
+      checkpoint_text_ = n.Scalar();
+    } else {
+      checkpoint_text_ = NodeReader::describe(n);
+    }
     if (mode) input_.options.checkpoint = *mode;
     else
       checks_.report(n, "options.checkpoint",
@@ -245,6 +264,17 @@ class PipelineReader {
         fwd = layer_ms(layer, path, out.name, "fwd_ms");
         if (auto v = layer_ms(layer, path, out.name, "bwd_ms_per_sample")) out.bwd_ms_per_sample = *v;
         bwd = layer_ms(layer, path, out.name, "bwd_ms");
+        for (auto [per_sample, whole] : {std::pair{"bwd_input_ms_per_sample", "bwd_input_ms"},
+                                         std::pair{"bwd_weight_ms_per_sample", "bwd_weight_ms"}})
+          if (given(checks_, layer, path, per_sample).IsDefined() && given(checks_, layer, path, whole).IsDefined())
+            others_.report(layer[whole], join_key(path, whole),
+                           "ValueError: layer '" + out.name + "': give " + per_sample + " or " + whole + ", not both");
+        out.bwd_input_ms_per_sample = layer_ms(layer, path, out.name, "bwd_input_ms_per_sample");
+        out.bwd_weight_ms_per_sample = layer_ms(layer, path, out.name, "bwd_weight_ms_per_sample");
+        bwd_input_ms_.resize(i + 1);
+        bwd_weight_ms_.resize(i + 1);
+        bwd_input_ms_[i] = layer_ms(layer, path, out.name, "bwd_input_ms");
+        bwd_weight_ms_[i] = layer_ms(layer, path, out.name, "bwd_weight_ms");
         if (auto v = layer_bytes(layer, path, out.name, "batch_norm_features", false)) out.batch_norm_features = *v;
       }
       fwd_ms_.push_back(fwd);
@@ -328,7 +358,11 @@ class PipelineReader {
     for (std::size_t l = 0; l < input_.layers.size(); ++l) {
       if (fwd_ms_[l]) input_.layers[l].fwd_ms_per_sample = *fwd_ms_[l] / *value;
       if (bwd_ms_[l]) input_.layers[l].bwd_ms_per_sample = *bwd_ms_[l] / *value;
+      if (l < bwd_input_ms_.size() && bwd_input_ms_[l]) input_.layers[l].bwd_input_ms_per_sample = *bwd_input_ms_[l] / *value;
+      if (l < bwd_weight_ms_.size() && bwd_weight_ms_[l])
+        input_.layers[l].bwd_weight_ms_per_sample = *bwd_weight_ms_[l] / *value;
     }
+    check_byte_totals();
   }
 
   void read_devices() {
@@ -356,7 +390,7 @@ class PipelineReader {
   // Check 7: torchgpipe's split_module / blockpartition checks, first failure only.
   void check_partitions() {
     const int layers = static_cast<int>(input_.layers.size());
-    const bool interleaved = input_.options.schedule == ScheduleKind::kInterleaved;
+    const bool interleaved = multi_stage_schedule(input_.options.schedule);
     const int v = interleaved ? input_.options.virtual_stages : 1;
     const std::string devices = std::to_string(input_.device_count);
     if (Node n = option("balance"); n.IsDefined()) {
@@ -382,7 +416,8 @@ class PipelineReader {
                        "ValueError: all balance numbers must be positive integer (balance: " + python_int_list(values) + ")");
       } else if (interleaved && partitions % v != 0) {
         checks_.report(n, "options.balance",
-                       "ValueError: interleaved_1f1b needs virtual_stages (" + std::to_string(v) +
+                       "ValueError: " + std::string(name_of(kScheduleKindNames, input_.options.schedule)) +
+                           " needs virtual_stages (" + std::to_string(v) +
                            ") stages per device, found " + std::to_string(partitions) + " stages");
       } else if (devices_ok_ && partitions / v > input_.device_count) {
         checks_.report(n, "options.balance",
@@ -415,9 +450,22 @@ class PipelineReader {
       checks_.report(at, path,
                      "IndexError: too few devices to hold given partitions (devices: " + devices +
                          ", partitions: " + std::to_string(partitions) + ")");
+    } else if (balancing_work_too_large(layers, partitions * v)) {
+      checks_.report(at, path,
+                     "too large: balancing " + std::to_string(layers) + " layers into " +
+                         std::to_string(partitions * v) + " stages needs layers x stages <= " +
+                         std::to_string(kMaxBalanceWork) + " (found " +
+                         std::to_string(static_cast<std::int64_t>(layers) * partitions * v) +
+                         "); give options.balance, balance_by 'uniform', or fewer stages");
     } else if (stages.IsDefined()) {
       input_.options.stages = static_cast<int>(partitions);
     }
+  }
+
+  // The documented bound on balancing work (kMaxBalanceWork, partition.h).
+  bool balancing_work_too_large(int layers, std::int64_t stages) const {
+    if (input_.options.balance_by == BalanceBy::kUniform) return false;
+    return static_cast<std::int64_t>(layers) * stages > kMaxBalanceWork;
   }
 
   // Check 8: Pipe documents that DDP may wrap it only without checkpointing.
@@ -427,16 +475,19 @@ class PipelineReader {
     auto value = others_.boolean(n, "options.ddp");
     if (!value) return;
     input_.options.ddp = *value;
-    if (*value && input_.options.checkpoint != CheckpointMode::kNever)
+    // The message names the input's own value, even when it is not a valid mode (torch does).
+    if (*value && checkpoint_text_ != "never")
       checks_.report(n, "options.ddp",
                      "ValueError: DistributedDataParallel can wrap Pipe only when checkpoint='never' (got '" +
-                         std::string(name_of(kCheckpointModeNames, input_.options.checkpoint)) + "')");
+                         checkpoint_text_ + "')");
   }
 
-  // Megatron-LM's interleaved schedule runs micro-batches in groups of one per device.
+  // torch's own refusals (ScheduleInterleaved1F1B's rounds, ZBV's two stages per rank,
+  // DualPipeV's micro-batch minimum) and Megatron-LM's groups of one micro-batch per device.
   void check_schedule_fits() {
     const auto& o = input_.options;
-    if (o.schedule != ScheduleKind::kInterleaved || !chunks_ok_ || !batch_ok_ || input_.layers.empty()) return;
+    if (!multi_stage_schedule(o.schedule) || !schedule_ok_ || !chunks_ok_ || !batch_ok_ || input_.layers.empty())
+      return;
     int devices = 0;
     if (o.balance) devices = static_cast<int>(o.balance->size()) / o.virtual_stages;
     else if (o.stages) devices = *o.stages;
@@ -444,11 +495,67 @@ class PipelineReader {
     if (devices <= 0) return;
     const int per_chunk = (input_.batch_size + o.chunks - 1) / o.chunks;
     const int micro_batches = (input_.batch_size + per_chunk - 1) / per_chunk;
-    if (micro_batches % devices != 0)
-      others_.report(option("schedule"), "options.schedule",
-                     "interleaved_1f1b needs a multiple of " + std::to_string(devices) +
-                         " micro-batches (one per device in each group, as Megatron-LM), found " +
-                         std::to_string(micro_batches));
+    if (auto refusal = schedule_refusal(o.schedule, micro_batches, devices, o.virtual_stages)) {
+      Node at = option("schedule");
+      others_.report(at.IsDefined() ? at : root_, "options.schedule", *refusal);
+    }
+  }
+
+  // Every byte count the plan adds up (parameters times param_scale; inputs, layer
+  // outputs, skips and BatchNorm buffers times the batch, twice for recomputation)
+  // must stay below 2^62, so no sum or product in the planner can wrap.
+  void check_byte_totals() {
+    constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+    const std::int64_t batch = input_.batch_size;
+    const double scale = std::max(input_.options.param_scale, 1.0);
+    auto too_large = [&](const Node& at, const std::string& path, const std::string& what) {
+      others_.report(at, path,
+                     "too large: " + what + " exceed 2^62 bytes (" + std::to_string(kLimit) +
+                         "), the most a plan adds up");
+    };
+    Node layers = root_["layers"];
+    std::int64_t params = 0;
+    for (std::size_t l = 0; l < input_.layers.size(); ++l) {
+      auto sum = add_or_overflow(params, input_.layers[l].param_bytes);
+      if (!sum || static_cast<double>(*sum) * scale >= static_cast<double>(kLimit)) {
+        too_large(layers[l]["param_bytes"], join_key(join_index("layers", l), "param_bytes"),
+                  "the parameter bytes of layers 0.." + std::to_string(l) + " times param_scale");
+        return;
+      }
+      params = *sum;
+    }
+    // Per sample: the model input, every layer output, every skip, counted twice
+    // (stored and re-materialised), times the batch.
+    auto within = [&](std::int64_t per_sample) {
+      auto twice = mul_or_overflow(per_sample, 2);
+      return twice && mul_or_overflow(*twice, batch) && *mul_or_overflow(*twice, batch) < kLimit;
+    };
+    std::int64_t per_sample = input_.input_bytes_per_sample;
+    if (!within(per_sample)) {
+      too_large(root_["input_bytes_per_sample"], "input_bytes_per_sample", "the input bytes times the batch");
+      return;
+    }
+    for (std::size_t l = 0; l < input_.layers.size(); ++l) {
+      auto sum = add_or_overflow(per_sample, input_.layers[l].activation_bytes_per_sample);
+      auto bn = mul_or_overflow(input_.layers[l].batch_norm_features, 8);
+      if (sum && bn) sum = add_or_overflow(*sum, *bn);
+      if (!sum || !bn || !within(*sum)) {
+        too_large(layers[l], join_index("layers", l),
+                  "the activation bytes of layers 0.." + std::to_string(l) + " times the batch");
+        return;
+      }
+      per_sample = *sum;
+    }
+    Node skips = root_["skips"];
+    for (std::size_t k = 0; k < input_.skips.size(); ++k) {
+      auto sum = add_or_overflow(per_sample, input_.skips[k].bytes_per_sample);
+      if (!sum || !within(*sum)) {
+        too_large(skips[k]["bytes_per_sample"], join_key(join_index("skips", k), "bytes_per_sample"),
+                  "the activation and skip bytes times the batch");
+        return;
+      }
+      per_sample = *sum;
+    }
   }
 };
 

@@ -28,7 +28,7 @@ class LayerRanges {
   // 2 float32 buffers per BatchNorm feature when deferred_batch_norm is on, else 0.
   std::int64_t deferred_bn_bytes(int begin, int end) const { return bn_[end] - bn_[begin]; }
   // in_j: the previous layer's output (or the model input) plus skips popped in
-  // the range and stashed before it.
+  // the range and stashed before it. O(log^2 skips).
   std::int64_t input_bytes(int begin, int end) const;
   // out_j: the last layer's output.
   std::int64_t output_bytes(int end) const;
@@ -36,6 +36,11 @@ class LayerRanges {
  private:
   const PipelineInput& input_;
   std::vector<std::int64_t> params_, activations_, bn_;
+  // Skips sorted by stash layer (their stash layers here); a Fenwick tree over that
+  // order whose node k holds its skips' pop layers sorted, with prefix sums of bytes.
+  std::vector<int> sorted_stash_;
+  std::vector<std::vector<int>> node_pops_;
+  std::vector<std::vector<std::int64_t>> node_bytes_;
 };
 
 // The activation bytes one stage keeps over its task order, as a function of its
@@ -53,7 +58,9 @@ class ActivationProfile {
 // The peak activation bytes of a device running `order`, whose stage s has input
 // bytes in[s] and layer outputs A[s] per sample: after a forward of micro-batch i
 // the stage keeps in*b_i (checkpointed) or (in+A)*b_i; a checkpointed backward
-// first re-materialises A*b_i; each backward frees its micro-batch.
+// first re-materialises A*b_i; each full backward frees its micro-batch. Split
+// backwards: a checkpointed I re-materialises A*b_i and keeps it; the W frees
+// everything (the weight gradient needs every layer's input).
 std::int64_t activation_peak(const std::vector<Task>& order, const MicroBatches& micro,
                              const std::vector<std::int64_t>& in, const std::vector<std::int64_t>& activations);
 

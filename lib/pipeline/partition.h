@@ -11,6 +11,12 @@
 
 namespace shardplan::pipeline {
 
+// The documented bound on balancing (docs/pipeline-schedules.md §6): layers x stages
+// at most this, checked when the input is read. The optimal balance runs up to 64
+// O(layers x stages) feasibility tests (about 1.5 s here at the bound); blockpartition
+// makes up to 100 000 moves of O(stages) each.
+inline constexpr std::int64_t kMaxBalanceWork = 10'000'000;
+
 // Whether stage `stage` holding layers [begin, end) fits its device. It must be
 // monotone in `end` (adding layers never frees memory), which holds because every
 // byte count is non-negative.

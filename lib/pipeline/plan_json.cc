@@ -38,12 +38,16 @@ Json ordered_schedule_json(const PipelinePlan& plan) {
   Json devices = Json::array();
   for (const auto& device : plan.timeline.devices) {
     Json tasks = Json::array();
-    for (const auto& timed : device)
-      tasks.push_back(Json{{"task", name_of(kTaskKindNames, timed.task.kind)},
-                           {"micro_batch", timed.task.micro_batch},
-                           {"stage", timed.task.stage},
-                           {"start_ms", timed.start_ms},
-                           {"end_ms", timed.end_ms}});
+    for (const auto& timed : device) {
+      Json task{{"task", name_of(kTaskKindNames, timed.task.kind)},
+                {"micro_batch", timed.task.micro_batch},
+                {"stage", timed.task.stage},
+                {"start_ms", timed.start_ms},
+                {"end_ms", timed.end_ms}};
+      // DualPipeV's overlapped forward+backward: this task is the second half of one action.
+      if (timed.task.overlapped) task["overlapped"] = true;
+      tasks.push_back(std::move(task));
+    }
     devices.push_back(tasks);
   }
   return Json{{"name", name_of(kScheduleKindNames, plan.schedule)},
@@ -74,6 +78,12 @@ std::string render_plan_json(const PipelinePlan& plan, const PipelineInput& inpu
                           {"memory", memory_json(s.memory)},
                           {"fits", s.fits}});
   }
+  // Schedules that split the backward also show the I and W times they used.
+  if (uses_split_backward(plan.schedule))
+    for (std::size_t j = 0; j < plan.stages.size(); ++j) {
+      stages[j]["bwd_input_ms_per_sample"] = plan.stages[j].bwd_input_ms_per_sample;
+      stages[j]["bwd_weight_ms_per_sample"] = plan.stages[j].bwd_weight_ms_per_sample;
+    }
   doc["stages"] = stages;
   if (plan.schedule == ScheduleKind::kGpipe) {
     doc["schedule"] = Json{{"forward", clocks_json(plan.gpipe.forward)}, {"backward", clocks_json(plan.gpipe.backward)}};
@@ -81,7 +91,7 @@ std::string render_plan_json(const PipelinePlan& plan, const PipelineInput& inpu
   } else {
     doc["schedule"] = ordered_schedule_json(plan);
   }
-  if (plan.schedule == ScheduleKind::kInterleaved) {
+  if (multi_stage_schedule(plan.schedule)) {
     Json devices = Json::array();
     for (const auto& d : plan.device_plans)
       devices.push_back(

@@ -1,6 +1,7 @@
 #include "pipeline/planner.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "common/python_format.h"
 #include "pipeline/partition.h"
@@ -10,7 +11,7 @@ namespace shardplan::pipeline {
 namespace {
 
 int virtual_stages_of(const PipelineInput& input) {
-  return input.options.schedule == ScheduleKind::kInterleaved ? input.options.virtual_stages : 1;
+  return multi_stage_schedule(input.options.schedule) ? input.options.virtual_stages : 1;
 }
 
 // The number of (virtual) stages when the balance is not given.
@@ -20,13 +21,13 @@ int stage_count(const PipelineInput& input) {
 }
 
 // Each virtual stage's activation profile: its own tasks in its device's order.
-std::vector<ActivationProfile> stage_profiles(const std::vector<std::vector<Task>>& orders, int stages,
-                                              const MicroBatches& micro) {
+std::vector<ActivationProfile> stage_profiles(ScheduleKind schedule, const std::vector<std::vector<Task>>& orders,
+                                              int stages, const MicroBatches& micro) {
   std::vector<ActivationProfile> profiles;
   const int devices = static_cast<int>(orders.size());
   for (int s = 0; s < stages; ++s) {
     std::vector<Task> own;
-    for (const auto& t : orders[s % devices])
+    for (const auto& t : orders[device_of_stage(schedule, s, devices)])
       if (t.stage == s) own.push_back(t);
     profiles.emplace_back(own, micro);
   }
@@ -68,7 +69,7 @@ BalanceOutcome choose_balance(const PipelineInput& input, const MicroBatches& mi
   const int v = virtual_stages_of(input);
   const int devices = stages / v;
   auto orders = device_task_orders(options.schedule, static_cast<int>(micro.sizes.size()), devices, v);
-  auto profiles = stage_profiles(orders, stages, micro);
+  auto profiles = stage_profiles(options.schedule, orders, stages, micro);
   if (check_memory) {
     // Interleaved: a device holds v stages, so each must fit in an equal share of
     // it (sufficient, not necessary: see docs/pipeline-schedules.md).
@@ -95,8 +96,9 @@ double task_ms(const Task& t, const std::vector<StagePlan>& stages, const MicroB
   const double b = micro.sizes[t.micro_batch];
   const StagePlan& s = stages[t.stage];
   if (t.kind == TaskKind::kForward) return s.fwd_ms_per_sample * b;
-  // A checkpointed micro-batch recomputes its forward before the backward.
-  double ms = s.bwd_ms_per_sample * b;
+  if (t.kind == TaskKind::kBackwardWeight) return s.bwd_weight_ms_per_sample * b;
+  // A checkpointed micro-batch recomputes its forward before the backward (or its I).
+  double ms = (t.kind == TaskKind::kBackward ? s.bwd_ms_per_sample : s.bwd_input_ms_per_sample) * b;
   if (micro.checkpointed[t.micro_batch]) ms += s.fwd_ms_per_sample * b;
   return ms;
 }
@@ -150,18 +152,19 @@ void evaluate_memory(PipelinePlan& plan, const PipelineInput& input, const Layer
     act[s.stage] = ranges.activation_bytes(s.begin, s.end);
   }
   auto fits = [&](std::int64_t peak) { return !input.memory_bytes || peak <= *input.memory_bytes; };
-  auto profiles = stage_profiles(orders, stages, plan.micro);
+  auto profiles = stage_profiles(plan.schedule, orders, stages, plan.micro);
   for (auto& s : plan.stages) {
     s.memory = stage_memory(s.param_bytes, input.options.param_scale, ranges.deferred_bn_bytes(s.begin, s.end),
                             profiles[s.stage].peak(in[s.stage], act[s.stage]));
     s.fits = fits(s.memory.peak);
   }
-  if (plan.schedule != ScheduleKind::kInterleaved) return;
+  if (!multi_stage_schedule(plan.schedule)) return;
   for (int d = 0; d < plan.devices; ++d) {
     DevicePlan device;
     device.device = d;
     std::int64_t params = 0, bn = 0;
-    for (int s = d; s < stages; s += plan.devices) {
+    for (int s = 0; s < stages; ++s) {
+      if (plan.stages[s].device != d) continue;
       device.stages.push_back(s);
       params += plan.stages[s].param_bytes;
       bn += plan.stages[s].memory.deferred_bn_buffers;
@@ -205,6 +208,19 @@ PlanResult plan_pipeline(const PipelineInput& input) {
   // An empty Sequential is returned untouched by Pipe: no micro-batches at all.
   if (!empty_model) plan.micro = split_micro_batches(input.batch_size, input.options);
 
+  if (auto refusal = schedule_refusal(plan.schedule, static_cast<int>(plan.micro.sizes.size()),
+                                     stage_count(input) / plan.virtual_stages, plan.virtual_stages);
+      refusal && !input.options.balance) {
+    result.failure = PlanFailure{*refusal};
+    return result;
+  }
+  if (input.options.balance)
+    if (auto refusal = schedule_refusal(plan.schedule, static_cast<int>(plan.micro.sizes.size()),
+                                        static_cast<int>(input.options.balance->size()) / plan.virtual_stages,
+                                        plan.virtual_stages)) {
+      result.failure = PlanFailure{*refusal};
+      return result;
+    }
   result.phases.restart();
   BalanceOutcome outcome = choose_balance(input, plan.micro, ranges);
   result.phases.mark("balance the stages");
@@ -219,20 +235,31 @@ PlanResult plan_pipeline(const PipelineInput& input) {
   for (int j = 0; j < stages; ++j) {
     StagePlan s;
     s.stage = j;
-    s.device = j % std::max(plan.devices, 1);
+    s.device = device_of_stage(plan.schedule, j, plan.devices);
     s.begin = begin;
     s.end = begin + plan.balance[j];
     for (int l = s.begin; l < s.end; ++l) {
       s.fwd_ms_per_sample += input.layers[l].fwd_ms_per_sample;
       s.bwd_ms_per_sample += input.layers[l].bwd_ms_per_sample;
+      auto [input_ms, weight_ms] = split_backward_ms(input.layers[l]);
+      s.bwd_input_ms_per_sample += input_ms;
+      s.bwd_weight_ms_per_sample += weight_ms;
     }
     s.param_bytes = ranges.param_bytes(s.begin, s.end);
     plan.stages.push_back(s);
     begin = s.end;
   }
 
-  if (plan.schedule == ScheduleKind::kGpipe) time_gpipe(plan);
-  else time_with_orders(plan);
+  if (plan.schedule == ScheduleKind::kGpipe) {
+    time_gpipe(plan);
+  } else {
+    try {
+      time_with_orders(plan);
+    } catch (const std::logic_error& e) {
+      result.failure = PlanFailure{e.what()};
+      return result;
+    }
+  }
   evaluate_memory(plan, input, ranges);
 
   const double m = static_cast<double>(plan.micro.sizes.size());
@@ -255,7 +282,7 @@ std::vector<std::string> fit_errors(const PipelinePlan& plan) {
   std::vector<std::string> errors;
   if (!plan.memory_bytes) return errors;
   const std::string limit = std::to_string(*plan.memory_bytes);
-  if (plan.schedule == ScheduleKind::kInterleaved) {
+  if (multi_stage_schedule(plan.schedule)) {
     for (const auto& d : plan.device_plans)
       if (!d.fits)
         errors.push_back("device " + std::to_string(d.device) + " needs " + std::to_string(d.memory.peak) +

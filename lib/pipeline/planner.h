@@ -24,12 +24,15 @@ struct StagePlan {
   int end = 0;
   double fwd_ms_per_sample = 0;  // F_j, summed left to right
   double bwd_ms_per_sample = 0;  // G_j
+  double bwd_input_ms_per_sample = 0;   // I_j (zero-bubble schedules)
+  double bwd_weight_ms_per_sample = 0;  // W_j
   std::int64_t param_bytes = 0;  // P_j
   StageMemory memory;            // the whole device's memory unless interleaved
   bool fits = true;
 };
 
-// A device under interleaved 1F1B: its stages and their memory together.
+// A device holding several stages (interleaved, zero-bubble, DualPipeV): its
+// stages and their memory together.
 struct DevicePlan {
   int device = 0;
   std::vector<int> stages;
@@ -54,7 +57,7 @@ struct PipelinePlan {
   std::vector<int> balance;
   MicroBatches micro;
   std::vector<StagePlan> stages;
-  std::vector<DevicePlan> device_plans;  // interleaved only
+  std::vector<DevicePlan> device_plans;  // multi-stage schedules only
   GpipeClocks gpipe;                      // gpipe only
   std::vector<double> forward_clock_ms, backward_clock_ms;  // gpipe only
   Timeline timeline;                      // 1f1b and interleaved

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/names.h"
@@ -11,21 +13,33 @@
 
 namespace shardplan::pipeline {
 
-enum class TaskKind { kForward, kBackward };
+// torch.distributed.pipelining's compute actions: F, full backward B, and the
+// zero-bubble split of B into its input-gradient (I) and weight-gradient (W) parts.
+enum class TaskKind { kForward, kBackward, kBackwardInput, kBackwardWeight };
 
-// How tasks are written in the output ("F0s1": forward of micro-batch 0 on stage 1).
-inline constexpr NameTable<TaskKind, 2> kTaskKindNames{{
+// How tasks are written in the output (torch's action letters).
+inline constexpr NameTable<TaskKind, 4> kTaskKindNames{{
     {TaskKind::kForward, "F", "forward of one micro-batch on one stage"},
-    {TaskKind::kBackward, "B", "backward (with recomputation when checkpointed)"},
+    {TaskKind::kBackward, "B", "full backward (with recomputation when checkpointed)"},
+    {TaskKind::kBackwardInput, "I", "input-gradient half of the backward (recomputation first when checkpointed)"},
+    {TaskKind::kBackwardWeight, "W", "weight-gradient half of the backward; frees the micro-batch"},
 }};
 
-// One unit of work: a forward or backward of one micro-batch on one (virtual) stage.
+// One unit of work: a compute action of one micro-batch on one (virtual) stage.
+// `overlapped`: the task runs as one action together with the device's previous
+// task (DualPipeV's OVERLAP_F_B: a forward then a backward, one step).
 struct Task {
   TaskKind kind = TaskKind::kForward;
   int micro_batch = 0;
   int stage = 0;
+  bool overlapped = false;
   bool operator==(const Task&) const = default;
 };
+
+// Why a schedule cannot run a configuration (torch raises ValueError): the
+// message, or nullopt when it can. `devices` = p, `virtual_stages` = v.
+std::optional<std::string> schedule_refusal(ScheduleKind schedule, int micro_batches, int devices,
+                                            int virtual_stages);
 
 // Pipe's _clock_cycles for m micro-batches and n stages, forward then mirrored backward.
 struct GpipeClocks {
@@ -34,8 +48,9 @@ struct GpipeClocks {
 };
 GpipeClocks gpipe_clocks(int micro_batches, int stages);
 
-// The order in which each of `devices` runs its tasks; virtual stage s lives on
-// device s % devices (virtual_stages > 1 only for kInterleaved).
+// The order in which each of `devices` runs its tasks (torch's per-rank compute
+// actions); stage s lives on device_of_stage(schedule, s, devices).
+// Precondition: schedule_refusal(...) is nullopt.
 std::vector<std::vector<Task>> device_task_orders(ScheduleKind schedule, int micro_batches, int devices,
                                                   int virtual_stages);
 
@@ -57,8 +72,10 @@ struct Timeline {
 };
 
 // Runs `orders` without a global fence: a task starts once its device is free and
-// its inputs are done (forward of the previous stage; backward of the next stage
-// and its own forward). Transfers take no time. `stages` = number of virtual stages.
+// its inputs are done (forward of the previous stage; backward (B or I) of the next
+// stage and its own forward; W after its I). Transfers take no time. An overlapped
+// pair waits for both tasks' inputs, runs one after the other and takes one clock.
+// `stages` = number of virtual stages. Throws std::logic_error on a deadlock.
 Timeline simulate(const std::vector<std::vector<Task>>& orders, int micro_batches, int stages,
                   const std::function<double(const Task&)>& duration_ms);
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "pipeline/partition.h"
 
 namespace shardplan::pipeline {
 
@@ -22,7 +23,7 @@ int micro_batch_count(int batch_size, int chunks) {
 
 std::string schedule_label(const Candidate& c) {
   std::string name(name_of(kScheduleKindNames, c.schedule));
-  if (c.schedule == ScheduleKind::kInterleaved) name += " v" + std::to_string(c.virtual_stages);
+  if (multi_stage_schedule(c.schedule) && !v_shaped_schedule(c.schedule)) name += " v" + std::to_string(c.virtual_stages);
   return name;
 }
 
@@ -51,7 +52,7 @@ Candidate evaluate(const PipelineInput& base, int devices, int chunks, ScheduleK
   const PipelinePlan& plan = *result.plan;
   c.step_time_ms = plan.step_time_ms;
   c.bubble_fraction = plan.bubble_fraction;
-  if (plan.schedule == ScheduleKind::kInterleaved)
+  if (multi_stage_schedule(plan.schedule))
     for (const auto& d : plan.device_plans) c.peak_bytes = std::max(c.peak_bytes, d.memory.peak);
   else
     for (const auto& s : plan.stages) c.peak_bytes = std::max(c.peak_bytes, s.memory.peak);
@@ -80,9 +81,17 @@ Suggestions suggest(const PipelineInput& input) {
       if (chunks > input.batch_size && chunks != input.options.chunks) continue;
       const int m = micro_batch_count(input.batch_size, chunks);
       std::vector<std::pair<ScheduleKind, int>> schedules{{ScheduleKind::kGpipe, 1}, {ScheduleKind::kOneFOneB, 1}};
-      if (devices > 1 && m % devices == 0 && layers >= kSuggestVirtualStages * devices)
-        schedules.emplace_back(ScheduleKind::kInterleaved, kSuggestVirtualStages);
+      // Every multi-stage schedule with two stages per device, where torch accepts the
+      // micro-batch count (schedule_refusal) and there are layers for 2p stages.
+      if (devices > 1 && layers >= kSuggestVirtualStages * devices)
+        for (ScheduleKind s : {ScheduleKind::kInterleaved, ScheduleKind::kInterleavedZeroBubble, ScheduleKind::kZbv,
+                               ScheduleKind::kDualPipeV})
+          if (!schedule_refusal(s, m, devices, kSuggestVirtualStages)) schedules.emplace_back(s, kSuggestVirtualStages);
       for (auto [schedule, v] : schedules) {
+        // Within the input's own balancing bound (partition.h), as the reader checks it.
+        if (input.options.balance_by != BalanceBy::kUniform &&
+            static_cast<std::int64_t>(layers) * devices * v > kMaxBalanceWork)
+          continue;
         Candidate c = evaluate(input, devices, chunks, schedule, v);
         (c.fits ? fitting : out.rejected).push_back(c);
       }
@@ -104,12 +113,12 @@ std::string render_suggestions(const Suggestions& suggestions, const PipelineInp
   if (suggestions.ranked.empty()) {
     out += "no plan fits";
   } else {
-    out += fmt::format("{:>4}  {:>7}  {:<19} {:>6}  {:>13}  {:>12}  {:>7}  {:>12}\n", "rank", "devices", "schedule",
+    out += fmt::format("{:>4}  {:>7}  {:<26} {:>6}  {:>13}  {:>12}  {:>7}  {:>12}\n", "rank", "devices", "schedule",
                        "chunks", "micro-batches", "step ms", "bubble", "peak memory");
     const Candidate& best = suggestions.ranked.front();
     for (std::size_t r = 0; r < suggestions.ranked.size() && static_cast<int>(r) < shown; ++r) {
       const Candidate& c = suggestions.ranked[r];
-      out += fmt::format("{:>4}  {:>7}  {:<19} {:>6}  {:>13}  {:>12.4f}  {:>6.1f}%  {:>12}\n", r + 1, c.devices,
+      out += fmt::format("{:>4}  {:>7}  {:<26} {:>6}  {:>13}  {:>12.4f}  {:>6.1f}%  {:>12}\n", r + 1, c.devices,
                          schedule_label(c), c.chunks, c.micro_batches, c.step_time_ms, 100 * c.bubble_fraction,
                          format_bytes(static_cast<double>(c.peak_bytes)));
     }

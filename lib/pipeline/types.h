@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/names.h"
@@ -24,8 +25,17 @@ enum class BalanceBy { kTime, kSize, kParameters, kUniform };
 // How stage boundaries are chosen from the costs.
 enum class BalanceAlgorithm { kOptimal, kBlockpartition };
 
-// The order in which devices run forward and backward tasks.
-enum class ScheduleKind { kGpipe, kOneFOneB, kInterleaved };
+// The order in which devices run forward and backward tasks
+// (docs/pipeline-schedules.md gives each one's rules and sources).
+enum class ScheduleKind {
+  kGpipe,
+  kOneFOneB,
+  kInterleaved,           // torch ScheduleInterleaved1F1B (flexible rounds)
+  kInterleavedMegatron,   // Megatron-LM's original interleaving (m a multiple of p)
+  kInterleavedZeroBubble, // torch ScheduleInterleavedZeroBubble (ZB1P)
+  kZbv,                   // torch ScheduleZBVZeroBubble (two stages per device in a V)
+  kDualPipeV,             // torch ScheduleDualPipeV (DeepSeek-V3's DualPipe, V-shaped)
+};
 
 inline constexpr NameTable<CheckpointMode, 3> kCheckpointModeNames{{
     {CheckpointMode::kAlways, "always", "every micro-batch is checkpointed"},
@@ -45,12 +55,36 @@ inline constexpr NameTable<BalanceAlgorithm, 2> kBalanceAlgorithmNames{{
     {BalanceAlgorithm::kBlockpartition, "blockpartition", "torchgpipe's heuristic (Barany et al.), not optimal"},
 }};
 
-inline constexpr NameTable<ScheduleKind, 3> kScheduleKindNames{{
+inline constexpr NameTable<ScheduleKind, 7> kScheduleKindNames{{
     {ScheduleKind::kGpipe, "gpipe", "all forwards, then all backwards, clock by clock (torch Pipe)"},
     {ScheduleKind::kOneFOneB, "1f1b", "one forward, one backward (PipeDream-Flush, Megatron-LM)"},
     {ScheduleKind::kInterleaved, "interleaved_1f1b",
-     "1F1B over several model chunks per device (Narayanan et al. 2021)"},
+     "1F1B over several model chunks per device, torch's flexible rounds (ScheduleInterleaved1F1B)"},
+    {ScheduleKind::kInterleavedMegatron, "interleaved_1f1b_megatron",
+     "Megatron-LM's interleaved 1F1B (micro-batches a multiple of the devices; all forwards first when equal)"},
+    {ScheduleKind::kInterleavedZeroBubble, "interleaved_zero_bubble",
+     "zero bubble ZB1P: backward split into input (I) and weight (W) gradients (ScheduleInterleavedZeroBubble)"},
+    {ScheduleKind::kZbv, "zbv_zero_bubble", "zero bubble ZB-V: two stages per device in a V (ScheduleZBVZeroBubble)"},
+    {ScheduleKind::kDualPipeV, "dualpipev",
+     "DeepSeek-V3's DualPipe on a V: overlapped forward+backward steps (ScheduleDualPipeV)"},
 }};
+
+// Schedules that place several (virtual) stages on each device.
+inline bool multi_stage_schedule(ScheduleKind s) {
+  return s != ScheduleKind::kGpipe && s != ScheduleKind::kOneFOneB;
+}
+// Schedules that place a device's two stages in a V: device d holds stages d and 2p-1-d.
+inline bool v_shaped_schedule(ScheduleKind s) { return s == ScheduleKind::kZbv || s == ScheduleKind::kDualPipeV; }
+// Schedules that split backwards into I and W (DualPipeV runs both full and split ones).
+inline bool uses_split_backward(ScheduleKind s) {
+  return s == ScheduleKind::kInterleavedZeroBubble || s == ScheduleKind::kZbv || s == ScheduleKind::kDualPipeV;
+}
+// The device of stage `stage` among `devices` (torch's stage-to-rank mapping: "loop" or "v").
+inline int device_of_stage(ScheduleKind s, int stage, int devices) {
+  if (devices <= 0) return 0;
+  if (v_shaped_schedule(s)) return stage < devices ? stage : 2 * devices - 1 - stage;
+  return stage % devices;
+}
 
 // One entry of the `layers` list; times are per sample (whole-batch times were
 // divided by the batch size when read).
@@ -60,8 +94,23 @@ struct Layer {
   std::int64_t activation_bytes_per_sample = 0;
   double fwd_ms_per_sample = 0;
   double bwd_ms_per_sample = 0;
+  // The backward split for zero-bubble schedules: input gradient (I) and weight
+  // gradient (W). Absent: the other one's complement of bwd_ms_per_sample, or half
+  // of it when neither is given (docs/pipeline-schedules.md).
+  std::optional<double> bwd_input_ms_per_sample;
+  std::optional<double> bwd_weight_ms_per_sample;
   std::int64_t batch_norm_features = 0;  // > 0 marks a BatchNorm layer
 };
+
+// The I and W times of a layer with the defaults applied.
+inline std::pair<double, double> split_backward_ms(const Layer& l) {
+  const double g = l.bwd_ms_per_sample;
+  if (l.bwd_input_ms_per_sample && l.bwd_weight_ms_per_sample)
+    return {*l.bwd_input_ms_per_sample, *l.bwd_weight_ms_per_sample};
+  if (l.bwd_input_ms_per_sample) return {*l.bwd_input_ms_per_sample, g > *l.bwd_input_ms_per_sample ? g - *l.bwd_input_ms_per_sample : 0.0};
+  if (l.bwd_weight_ms_per_sample) return {g > *l.bwd_weight_ms_per_sample ? g - *l.bwd_weight_ms_per_sample : 0.0, *l.bwd_weight_ms_per_sample};
+  return {g / 2, g / 2};
+}
 
 // A skip connection (torchgpipe's stash/pop) between two layers, by index.
 struct Skip {
@@ -83,7 +132,7 @@ struct PipelineOptions {
   double param_scale = 2.0;
   bool ddp = false;
   ScheduleKind schedule = ScheduleKind::kGpipe;
-  int virtual_stages = 1;  // model chunks per device (interleaved_1f1b only)
+  int virtual_stages = 1;  // model chunks per device (multi-stage schedules only; 2 for the V ones)
 };
 
 // A validated input file.

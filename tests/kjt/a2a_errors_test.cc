@@ -139,8 +139,8 @@ TEST_CASE("a2a: several problems are reported in the spec's order", "[kjt][a2a]"
 TEST_CASE("a2a: structural problems name the field and the closest key", "[kjt][a2a]") {
   CHECK(errors_of(v1(replaced(kLine1, R"("inputs")", R"("stager":2,"inputs")"))) ==
         "error: e.json:1:17: stager: unknown key 'stager', did you mean 'stagger'?\n");
-  CHECK(errors_of(v1(kLine1, replaced(kRank0, R"("A.V0")", "1.5"))) ==
-        "error: e.json:2:79: inputs[0].values[0]: expected an integer or a string, found '1.5'\n");
+  CHECK(errors_of(v1(kLine1, replaced(kRank0, R"("A.V0")", "true"))) ==
+        "error: e.json:2:79: inputs[0].values[0]: expected a number or a string, found 'true'\n");
   CHECK(errors_of(v1(replaced(kLine1, R"("inputs")", R"("protocol":"splits_then_tensor","inputs")"))) ==
         "error: e.json:1:28: protocol: unknown protocol 'splits_then_tensor', did you mean 'splits_then_tensors'?\n");
 }

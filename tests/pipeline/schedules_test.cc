@@ -125,15 +125,16 @@ TEST_CASE("interleaved_1f1b: 4 devices x 8 micro-batches x 2 virtual stages, wor
   CHECK(plan["transfers"].size() == 7);
 }
 
-TEST_CASE("interleaved_1f1b: micro-batches must come in groups of one per device", "[pipeline][schedules]") {
-  // B = 8 in chunks of 3: torch.chunk gives 3 micro-batches, not a multiple of 4 devices.
+TEST_CASE("interleaved_1f1b_megatron: micro-batches must come in groups of one per device", "[pipeline][schedules]") {
+  // B = 8 in chunks of 3: torch.chunk gives 3 micro-batches, not a multiple of 4 devices
+  // (torch's interleaved_1f1b runs them in one round; Megatron-LM's refuses).
   const std::string content =
-      one_layer_per_stage(8, 4, R"({"chunks":3,"schedule":"interleaved_1f1b","virtual_stages":2})");
+      one_layer_per_stage(8, 4, R"({"chunks":3,"schedule":"interleaved_1f1b_megatron","virtual_stages":2})");
   RunResult r = run_pipeline("interleaved-bad.json", content);
   CHECK(r.exit_code == 2);
-  const std::string column = std::to_string(content.find("\"interleaved_1f1b\"") + 1);  // one line: column = offset + 1
+  const std::string column = std::to_string(content.find("\"interleaved_1f1b_megatron\"") + 1);  // one line: column = offset + 1
   CHECK(error_lines(r) == std::vector<std::string>{
-                              "error: interleaved-bad.json:1:" + column + ": options.schedule: interleaved_1f1b needs a "
+                              "error: interleaved-bad.json:1:" + column + ": options.schedule: interleaved_1f1b_megatron needs a "
                               "multiple of 4 micro-batches (one per device in each group, as Megatron-LM), found 3"});
 }
 

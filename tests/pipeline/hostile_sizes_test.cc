@@ -1,0 +1,117 @@
+// Sizes an adversarial input can choose: byte counts near 2^63 are refused with a
+// position instead of wrapping, balancing beyond the documented bound is refused
+// before any work, the skip-aware stage input is the plain sum, and the DDP
+// message names the input's own checkpoint value.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "pipeline/memory.h"
+#include "pipeline/pipeline_test_util.h"
+
+namespace shardplan::testing {
+namespace {
+
+std::string hostile_layers_of(int count, const std::string& fields) {
+  std::string list;
+  for (int i = 0; i < count; ++i)
+    list += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) + R"(")" + fields + "}";
+  return "[" + list + "]";
+}
+
+bool hostile_has_line(const RunResult& r, const std::string& fragment) {
+  for (const auto& line : error_lines(r))
+    if (line.find(fragment) != std::string::npos) return true;
+  return false;
+}
+
+TEST_CASE("pipeline: parameter bytes summing past 2^62 are a positioned error", "[pipeline][hostile]") {
+  // 2^60 fits (times param_scale 2: 2^61); 2^60 + 2^60 times 2 reaches the 2^62 bound.
+  const std::string content = "{\"layers\":[{\"name\":\"a\",\"param_bytes\":1152921504606846976},\n"
+                              "{\"name\":\"b\",\"param_bytes\":1152921504606846976}],"
+                              "\"batch_size\":1,\"devices\":{\"count\":2,\"memory_bytes\":1000000}}";
+  RunResult r = run_pipeline("big-params.json", content);
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(hostile_has_line(r, "big-params.json:2:27: layers[1].param_bytes: too large: the parameter bytes of layers 0..1"));
+}
+
+TEST_CASE("pipeline: activation bytes times the batch past 2^62 are a positioned error", "[pipeline][hostile]") {
+  // 2^59 bytes per sample, twice (stored + recomputed), times batch 8 = 2^63.
+  const std::string content = R"({"layers":[{"name":"a","activation_bytes_per_sample":576460752303423488}],)"
+                              R"("batch_size":8,"devices":{"count":1,"memory_bytes":1000000}})";
+  RunResult r = run_pipeline("big-acts.json", content);
+  CHECK(r.exit_code == 2);
+  CHECK(hostile_has_line(r, "layers[0]: too large: the activation bytes of layers 0..0 times the batch"));
+  // A quarter of it (2^57: 2^57 * 2 * 8 = 2^61) fits the bound: a plan is made, the
+  // device is just too small: no stage fits (exit 1).
+  std::string half = content;
+  half.replace(half.find("576460752303423488"), 18, "144115188075855872");
+  RunResult ok = run_pipeline("half-acts.json", half);
+  CHECK(ok.exit_code == 1);
+  CHECK(hostile_has_line(ok, "no partition of 1 layers into 1 stages fits in 1000000 bytes per device"));
+}
+
+TEST_CASE("pipeline: balancing beyond layers x stages 10^7 is refused before the work", "[pipeline][hostile]") {
+  // 5001 layers into 2000 stages = 10 002 000 > 10^7.
+  const std::string content = R"({"layers":)" + hostile_layers_of(5001, R"(,"fwd_ms_per_sample":1)") +
+                              R"(,"batch_size":1,"devices":{"count":2000}})";
+  RunResult r = run_pipeline("many-stages.json", content);
+  CHECK(r.exit_code == 2);
+  CHECK(hostile_has_line(r, "devices.count: too large: balancing 5001 layers into 2000 stages needs layers x stages <= "
+                    "10000000 (found 10002000)"));
+  // The same with DeepSpeed's uniform rule needs no search and is planned.
+  std::string uniform = content;
+  uniform.insert(uniform.size() - 1, R"(,"options":{"balance_by":"uniform"})");
+  CHECK(run_pipeline("many-stages-uniform.json", uniform).exit_code == 0);
+}
+
+TEST_CASE("pipeline: the DDP message names the input's own checkpoint value", "[pipeline][hostile]") {
+  const std::string content = R"({"layers":[{"name":"a"}],"batch_size":1,"devices":{"count":1},)"
+                              R"("options":{"checkpoint":"x","ddp":true}})";
+  RunResult r = run_pipeline("ddp-x.json", content);
+  CHECK(r.exit_code == 2);
+  CHECK(hostile_has_line(r, "ValueError: checkpoint is not one of 'always', 'except_last', or 'never'"));
+  CHECK(hostile_has_line(r, "ValueError: DistributedDataParallel can wrap Pipe only when checkpoint='never' (got 'x')"));
+}
+
+}  // namespace
+}  // namespace shardplan::testing
+
+namespace shardplan::pipeline {
+namespace {
+
+TEST_CASE("LayerRanges::input_bytes equals the plain sum over skips", "[pipeline][hostile]") {
+  std::mt19937 random(5);
+  for (int trial = 0; trial < 50; ++trial) {
+    PipelineInput input;
+    const int layers = std::uniform_int_distribution<int>(2, 30)(random);
+    for (int l = 0; l < layers; ++l) {
+      Layer layer;
+      layer.name = "l" + std::to_string(l);
+      layer.activation_bytes_per_sample = std::uniform_int_distribution<int>(0, 9)(random);
+      input.layers.push_back(layer);
+    }
+    input.input_bytes_per_sample = 7;
+    const int skips = std::uniform_int_distribution<int>(0, 40)(random);
+    for (int k = 0; k < skips; ++k) {
+      Skip s;
+      s.stash_layer = std::uniform_int_distribution<int>(0, layers - 2)(random);
+      s.pop_layer = std::uniform_int_distribution<int>(s.stash_layer + 1, layers - 1)(random);
+      s.bytes_per_sample = std::uniform_int_distribution<int>(1, 1000)(random);
+      input.skips.push_back(s);
+    }
+    LayerRanges ranges(input);
+    for (int begin = 0; begin < layers; ++begin)
+      for (int end = begin + 1; end <= layers; ++end) {
+        std::int64_t expected = begin == 0 ? 7 : input.layers[begin - 1].activation_bytes_per_sample;
+        for (const auto& s : input.skips)
+          if (s.pop_layer >= begin && s.pop_layer < end && s.stash_layer < begin) expected += s.bytes_per_sample;
+        INFO("trial " << trial << " range " << begin << ".." << end);
+        CHECK(ranges.input_bytes(begin, end) == expected);
+      }
+  }
+}
+
+}  // namespace
+}  // namespace shardplan::pipeline
