@@ -83,7 +83,10 @@ CommandRun setup_diff(CLI::App& sub) {
       "  shardplan diff main-plan.json plan.json --format markdown > comment.md\n\n"
       "Exit codes: 0 no regression, 1 max-rank perf regressed past --tolerance or a --fail-on\n"
       "condition holds, 2 bad input (a file that is not a plan is named with the schema's rule).");
-  return [options] { return run(*options); };
+  return [options] {
+    return run_removing_stale_output(options->output, {options->old_plan, options->new_plan},
+                                     [&] { return run(*options); });
+  };
 }
 
 }  // namespace shardplan::app
