@@ -84,7 +84,10 @@ Document parse_document(const std::string& file, std::string_view text, Position
   if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes)) throw_too_large(file, text.size());
   Document doc{file, {}, true};
   if (is_json_input(file, text)) {
-    // The one JSON reader (json_tree.h), positions always kept.
+    // The one JSON reader (json_tree.h), positions always kept. The text scans
+    // first: nesting past the limit is reported as such even where nlohmann would
+    // stop earlier at a syntax error, and the value count before any node is built.
+    check_nesting(file, text);
     check_json_bounds(file, text);
     doc.root = read_json_tree(file, text);
   } else {

@@ -303,7 +303,8 @@ YAML::Node read_json_tree(const std::string& file, std::string_view text) {
                      "the text has " + std::to_string(text.size()) + " bytes; expected at most " +
                          std::to_string(kMaxInputFileBytes) + " (shardplan's limit)");
   YAML::Node root;
-  if (auto error = build_json_tree(text, root)) throw InputError(json_position(file, text, error->offset), "", error->message);
+  if (auto error = build_json_tree(text, root))
+    throw InputError(json_position(file, text, error->offset), error->key_path, error->message);
   return root;
 }
 

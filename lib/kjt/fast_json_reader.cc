@@ -150,6 +150,8 @@ class FastJsonParser {
   // positioned reader's to refuse.
   std::string_view finite_number_text() {
     std::string_view text = number_text();
+    // Without an exponent only a literal of hundreds of digits leaves a double's range.
+    if (text.size() < 300 && text.find_first_of("eE") == std::string_view::npos) return text;
     double value = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc()) throw GiveUp{};  // 1e999 and 1e-999 alike, as NodeReader::number

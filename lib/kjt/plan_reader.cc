@@ -85,9 +85,11 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
   YAML::Node topology = r.field(root, "", "topology", true);
   if (topology.IsDefined() && r.expect_map(topology, "topology")) {
     report_duplicate_keys(r, topology, "topology");
-    // The topology's bound (limits.h), before anything is sized by the world size.
+    // Bounded before anything is sized by the world size: every collective is a
+    // world_size x world_size matrix (kMaxA2aPlanWorldSize, plan_traffic.h).
     const IntegerRule ranks{Range::kPositive, kMaxWorldSize};
-    if (auto w = read_integer(r, r.field(topology, "topology", "world_size", true), "topology.world_size", ranks))
+    if (auto w = read_integer(r, r.field(topology, "topology", "world_size", true), "topology.world_size",
+                              IntegerRule{Range::kPositive, kMaxA2aPlanWorldSize}))
       world_size = *w;
     if (auto l = read_integer(r, r.field(topology, "topology", "local_world_size", true), "topology.local_world_size",
                               ranks))
