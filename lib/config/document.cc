@@ -125,12 +125,13 @@ namespace {  // input_text.h
                        " (shardplan's limit)");
 }
 
-// Reads `fd` to its end, refusing more than kMaxInputFileBytes.
-std::string read_all_bounded(int fd, const std::string& name) {
+// Reads `fd` to its end, refusing more than kMaxInputFileBytes. `expected`: the
+// size of a regular file (read in one go), 0 when unknown.
+std::string read_all_bounded(int fd, const std::string& name, std::size_t expected = 0) {
   std::string text;
   const std::size_t limit = static_cast<std::size_t>(kMaxInputFileBytes);
   std::size_t used = 0;
-  text.resize(1 << 16);
+  text.resize(expected > 0 ? expected + 1 : std::size_t{1} << 16);
   for (;;) {
     if (used == text.size()) text.resize(std::min(text.size() * 2, limit + 1));
     ssize_t got = ::read(fd, text.data() + used, text.size() - used);
@@ -166,7 +167,7 @@ std::string read_input_text(const std::string& path) {
     }
   }
   try {
-    std::string text = read_all_bounded(fd, path);
+    std::string text = read_all_bounded(fd, path, S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0);
     ::close(fd);
     return text;
   } catch (...) {
