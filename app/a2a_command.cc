@@ -103,7 +103,10 @@ CommandRun setup_a2a(CLI::App& sub) {
       "and bytes of every input-dist collective (uniform ids over rows), per rank split into\n"
       "intra-host and cross-host; see docs/commands/a2a.md.\n"
       "Exit code 0 on success, 2 on bad input (every problem listed as file:line:col: key.path: message).");
-  return [options] { return run(*options); };
+  return [options] {
+    return run_removing_stale_output(options->output, {options->input, options->plan, options->model, options->config},
+                                     [&] { return run(*options); });
+  };
 }
 
 }  // namespace shardplan::app

@@ -110,7 +110,10 @@ CommandRun setup_diff(CLI::App& sub) {
       "regressed past --tolerance or a --fail-on condition holds, 2 bad input (a file that is not a\n"
       "plan is named with the schema's rule), 5 with --detailed-exitcode: the plans differ, nothing\n"
       "failed. Full reference: docs/commands/diff.md.");
-  return [options] { return run(*options); };
+  return [options] {
+    return run_removing_stale_output(options->output, {options->old_plan, options->new_plan},
+                                     [&] { return run(*options); });
+  };
 }
 
 }  // namespace shardplan::app

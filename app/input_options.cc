@@ -40,9 +40,8 @@ PlanningInput load_input_options(const InputOptions& options) {
   if (from_stdin.empty()) return load_named(named);
   if (from_stdin.size() > 1)
     throw InputError(SourcePos{}, "", "only one input can be read from stdin ('-'); name the others as files");
-  const StdinFile scratch;
-  *from_stdin.front() = scratch.path();
-  return with_stdin_name(scratch.path(), [&named] { return load_named(named); });
+  // The loaders read "-" from stdin themselves, into memory (config/input_text.h).
+  return load_named(named);
 }
 
 }  // namespace shardplan::app

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -22,6 +23,17 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   write_file_atomically(path, text);
+}
+
+void remove_stale_output(const std::string& path, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  if (path.empty() || path == "-") return;
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (ec || !(fs::is_regular_file(status) || fs::is_symlink(status))) return;
+  for (const std::string& input : inputs)
+    if (!input.empty() && input != "-" && fs::equivalent(input, path, ec)) return;
+  fs::remove(path, ec);
 }
 
 void print_timings(const PhaseTimes& phases) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/phase_times.h"
 
@@ -9,6 +10,22 @@ namespace shardplan::app {
 
 // Writes `text` to stdout when `path` is empty or "-", else atomically to `path`.
 void write_output(const std::string& path, const std::string& text);
+
+// An earlier run's output at `path` must not pass for a failed run's: a regular
+// file (or a symlink) there is removed. Devices and pipes (-o /dev/null), stdout
+// ("" or "-") and a path that is one of `inputs` are left alone.
+void remove_stale_output(const std::string& path, const std::vector<std::string>& inputs);
+
+// Runs `run`; when it throws, removes a stale output at `path` (as above) first.
+template <typename Run>
+int run_removing_stale_output(const std::string& path, const std::vector<std::string>& inputs, Run run) {
+  try {
+    return run();
+  } catch (...) {
+    remove_stale_output(path, inputs);
+    throw;
+  }
+}
 
 // `--timings`: each phase's wall time and their total, on stderr.
 void print_timings(const PhaseTimes& phases);

@@ -40,6 +40,7 @@ int run(const PipelineCommandOptions& options) {
   const pipeline::PlanResult result = pipeline::plan_pipeline(input);
   phases.append(result.phases);
   if (!result.plan) {
+    remove_stale_output(options.output, {options.input});
     std::cerr << "error: " << result.failure->message << "\n";
     if (options.timings) print_timings(phases);
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
@@ -79,7 +80,9 @@ CommandRun setup_pipeline(CLI::App& sub) {
       "Exit codes: 0 plan written; 1 no partition fits, blockpartition failed, or a stage does\n"
       "not fit its device (the plan is still written); 2 bad input or usage (Pipe's exception\n"
       "kind and message, e.g. 'ValueError: number of chunks must be positive integer').");
-  return [options] { return run(*options); };
+  return [options] {
+    return run_removing_stale_output(options->output, {options->input}, [&] { return run(*options); });
+  };
 }
 
 }  // namespace shardplan::app

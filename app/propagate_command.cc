@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "commands.h"
+#include "output.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
 #include "common/phase_times.h"
@@ -40,6 +41,7 @@ int run(CLI::App& sub, PropagateArgs& args) {
   try {
     rendered = propagation::propagate_and_render(program, &times);
   } catch (const propagation::PropagationDidNotConverge& e) {
+    remove_stale_output(program.options.output, {args.input});
     std::cerr << "error: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
@@ -47,7 +49,7 @@ int run(CLI::App& sub, PropagateArgs& args) {
     std::cout << rendered;
     std::cout.flush();
   } else {
-    write_file_atomically(program.options.output, rendered);
+    write_output(program.options.output, rendered);
   }
   times.mark("write");
   if (args.timings) {
@@ -92,7 +94,11 @@ CommandRun setup_propagate(CLI::App& sub) {
       "Options may also be given in the input under \"options\" (flag names with '_'); the command line wins.\n"
       "Exit code 0 on success, 1 if propagation does not converge, 2 for bad input or usage.");
   CLI::App* app = &sub;
-  return [app, args] { return run(*app, *args); };
+  return [app, args] {
+    // Only an -o given on the command line is known before the input is read.
+    const std::string output = app->count("--output") ? args->output : "";
+    return run_removing_stale_output(output, {args->input}, [&] { return run(*app, *args); });
+  };
 }
 
 }  // namespace shardplan::app

@@ -39,7 +39,9 @@ CommandRun setup_show(CLI::App& sub) {
       "  shardplan plan --config configs/quickstart.json -o plan.json && shardplan show plan.json\n"
       "  shardplan show plan.json | less -S\n\n"
       "Exit codes: 0 shown, 2 the file is not a readable plan (file:line:col: key.path: message).");
-  return [options] { return run(*options); };
+  return [options] {
+    return run_removing_stale_output(options->output, {options->plan}, [&] { return run(*options); });
+  };
 }
 
 }  // namespace shardplan::app

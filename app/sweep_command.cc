@@ -52,8 +52,7 @@ class RowSink {
   // Opens `path` ("" = stdout) keeping its first `keep` bytes (resume) or emptying it.
   RowSink(const std::string& path, std::size_t keep) : path_(path) {
     if (path.empty() || path == "-") return;
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0 || ::ftruncate(fd_, static_cast<off_t>(keep)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) fail();
+    fd_ = open_sweep_output(path, keep);  // locked; a device or pipe written in place
   }
   ~RowSink() {
     if (fd_ >= 0) ::close(fd_);

@@ -1,5 +1,12 @@
 #include "config/document.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -8,16 +15,13 @@
 
 #include "common/error.h"
 #include "config/document_bounds.h"
+#include "config/input_text.h"
 #include "config/json_tree.h"
 #include "config/limits.h"
 
 namespace shardplan {
 
 namespace {
-
-bool is_json_file(const std::string& file) {
-  return file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
-}
 
 // Refuses flow nesting ([ and {) deeper than kMaxNestingDepth; quoted strings and
 // comments are skipped so brackets inside them do not count.
@@ -76,23 +80,19 @@ SourcePos position_in_text(const std::string& file, std::string_view text, std::
 }
 
 
-Document parse_document(const std::string& file, std::string_view text, Positions positions) {
+Document parse_document(const std::string& file, std::string_view text, Positions) {
   if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes)) throw_too_large(file, text.size());
-  check_nesting(file, text);
-  if (is_json_file(file)) check_json_bounds(file, text);
-  else check_yaml_bounds(file, text);
   Document doc{file, {}, true};
-  if (is_json_file(file)) {
-    std::optional<JsonSyntaxError> error;
-    if (positions == Positions::kOptional) {
-      error = build_json_tree(text, doc.root);
-      doc.has_positions = false;
-    } else {
-      error = check_json(text);
-    }
-    if (error) throw InputError(position_in_text(file, text, error->offset), "", "invalid JSON: " + error->message);
-  }
-  if (doc.has_positions) {
+  if (is_json_input(file, text)) {
+    // The one JSON reader (json_tree.h), positions always kept. The text scans
+    // first: nesting past the limit is reported as such even where nlohmann would
+    // stop earlier at a syntax error, and the value count before any node is built.
+    check_nesting(file, text);
+    check_json_bounds(file, text);
+    doc.root = read_json_tree(file, text);
+  } else {
+    check_nesting(file, text);
+    check_yaml_bounds(file, text);
     try {
       doc.root = YAML::Load(std::string(text));
     } catch (const YAML::DeepRecursion& e) {
@@ -101,7 +101,7 @@ Document parse_document(const std::string& file, std::string_view text, Position
     } catch (const YAML::Exception& e) {
       SourcePos pos{file, 0, 0};
       if (!e.mark.is_null()) pos = SourcePos{file, e.mark.line + 1, e.mark.column + 1};
-      throw InputError(pos, "", std::string(is_json_file(file) ? "invalid JSON: " : "invalid YAML: ") + e.msg);
+      throw InputError(pos, "", "invalid YAML: " + e.msg);
     }
   }
   if (!doc.root.IsDefined() || doc.root.IsNull())
@@ -110,17 +110,77 @@ Document parse_document(const std::string& file, std::string_view text, Position
 }
 
 Document read_document(const std::string& path, Positions positions) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected an input file");
-  if (auto bytes = std::filesystem::file_size(path, ec); !ec && bytes > static_cast<std::uintmax_t>(kMaxInputFileBytes))
-    throw_too_large(path, bytes);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(SourcePos{path, 0, 0}, "", "cannot open the file (missing or not readable)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(SourcePos{path, 0, 0}, "", "cannot read the file");
-  return parse_document(path, buffer.str(), positions);
+  const std::string text = read_input_text(path);  // "-" is stdin; the size limit is checked first
+  return parse_document(input_name(path), text, positions);
+}
+
+// ---- input_text.h: reading an input's text (kept in this file: the unity build batches stay as they are)
+
+
+namespace {  // input_text.h
+
+[[noreturn]] void throw_input_too_large(const std::string& name, const std::string& bytes) {
+  throw InputError(SourcePos{name, 0, 0}, "",
+                   "the file has " + bytes + " bytes; expected at most " + std::to_string(kMaxInputFileBytes) +
+                       " (shardplan's limit)");
+}
+
+// Reads `fd` to its end, refusing more than kMaxInputFileBytes. `expected`: the
+// size of a regular file (read in one go), 0 when unknown.
+std::string read_all_bounded(int fd, const std::string& name, std::size_t expected = 0) {
+  std::string text;
+  const std::size_t limit = static_cast<std::size_t>(kMaxInputFileBytes);
+  std::size_t used = 0;
+  text.resize(expected > 0 ? expected + 1 : std::size_t{1} << 16);
+  for (;;) {
+    if (used == text.size()) text.resize(std::min(text.size() * 2, limit + 1));
+    ssize_t got = ::read(fd, text.data() + used, text.size() - used);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      throw InputError(SourcePos{name, 0, 0}, "", "cannot read the input");
+    }
+    if (got == 0) break;
+    used += static_cast<std::size_t>(got);
+    if (used > limit) throw_input_too_large(name, "more than " + std::to_string(limit));
+  }
+  text.resize(used);
+  return text;
+}
+
+}  // namespace
+
+std::string input_name(const std::string& path) { return path == "-" ? kStdinInputName : path; }
+
+std::string read_input_text(const std::string& path) {
+  if (path == "-") return read_all_bounded(STDIN_FILENO, kStdinInputName);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(SourcePos{path, 0, 0}, "", "cannot open the file (missing or not readable)");
+  struct stat info {};
+  if (::fstat(fd, &info) == 0) {
+    if (S_ISDIR(info.st_mode)) {
+      ::close(fd);
+      throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected an input file");
+    }
+    if (S_ISREG(info.st_mode) && info.st_size > kMaxInputFileBytes) {
+      ::close(fd);
+      throw_input_too_large(path, std::to_string(info.st_size));
+    }
+  }
+  try {
+    std::string text = read_all_bounded(fd, path, S_ISREG(info.st_mode) ? static_cast<std::size_t>(info.st_size) : 0);
+    ::close(fd);
+    return text;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+bool is_json_input(const std::string& file, std::string_view text) {
+  if (file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0) return true;
+  if (file != kStdinInputName) return false;
+  auto first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
 }
 
 }  // namespace shardplan

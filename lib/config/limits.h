@@ -17,7 +17,11 @@ namespace shardplan {
 
 // An input file larger than this is refused before parsing (a 10 000-table model is ~3 MiB).
 inline constexpr std::int64_t kMaxInputFileBytes = std::int64_t{64} << 20;
-// YAML nodes in one file, counting each alias (*name) as the nodes it stands for.
+// Deeper nesting of [ and { than this is refused (YAML before parsing, JSON while
+// parsing): no real input needs it and it keeps recursive code far from the stack limit.
+inline constexpr int kMaxNestingDepth = 64;
+inline constexpr int kMaxJsonDepth = kMaxNestingDepth;
+// YAML nodes (or JSON values) in one file, counting each alias (*name) as the nodes it stands for.
 inline constexpr std::int64_t kMaxDocumentNodes = 4'000'000;
 // Tables in one model, and feature names of one table.
 inline constexpr std::int64_t kMaxTables = 100'000;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/names.h"
@@ -94,6 +95,9 @@ struct PlanFile {
 // the schema cannot state (one per_rank, devices and reserved entry per rank).
 // Throws InputError listing every problem, positioned; a file that is not a plan
 // at all ("schema" is not "shardplan.plan/v1") gets that one message.
+// "-" is stdin.
 PlanFile read_plan_file(const std::string& path);
+// The same for `text` as if it were the content of `file`.
+PlanFile parse_plan_file(const std::string& file, std::string_view text);
 
 }  // namespace shardplan

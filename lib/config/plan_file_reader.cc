@@ -1,6 +1,11 @@
-#include "config/document.h"
-#include "config/node_reader.h"
 #include "config/plan_file.h"
+
+#include <map>
+
+#include "config/document.h"
+#include "config/input_text.h"
+#include "config/limits.h"
+#include "config/node_reader.h"
 
 namespace shardplan {
 
@@ -148,8 +153,13 @@ class PlanReader {
   void read_topology(const YAML::Node& node, PlanFile& out) {
     if (!node.IsDefined() || !r_.expect_map(node, "topology")) return;
     r_.check_keys(node, "topology", kTopologyKeys);
-    out.world_size = integer_of(node, "topology", "world_size", Range::kPositive);
-    out.local_world_size = integer_of(node, "topology", "local_world_size", Range::kPositive);
+    // Bounded as a topology's are (limits.h) before anything is sized by them.
+    if (auto w = read_integer(r_, r_.field(node, "topology", "world_size", true), "topology.world_size",
+                              IntegerRule{Range::kPositive, kMaxWorldSize}))
+      out.world_size = static_cast<int>(*w);
+    if (auto l = read_integer(r_, r_.field(node, "topology", "local_world_size", true), "topology.local_world_size",
+                              IntegerRule{Range::kPositive, kMaxWorldSize}))
+      out.local_world_size = static_cast<int>(*l);
     if (auto device = r_.name(r_.field(node, "topology", "compute_device", true), "topology.compute_device",
                               "compute device", kComputeDeviceNames))
       out.compute_device = std::string(to_string(*device));
@@ -219,12 +229,24 @@ class PlanReader {
 
   void read_plan(const YAML::Node& node, PlanFile& out) {
     if (!node.IsDefined() || !r_.expect_map(node, "plan")) return;
+    std::map<std::string, SourcePos> fqns;
     for (auto module = node.begin(); module != node.end(); ++module) {
       const std::string module_path = module->first.Scalar();
       const std::string mpath = join_key("plan", module_path);
       if (!r_.expect_map(module->second, mpath)) continue;
-      for (auto table = module->second.begin(); table != module->second.end(); ++table)
+      for (auto table = module->second.begin(); table != module->second.end(); ++table) {
+        // One table, one entry: a second one (a duplicate key, or module "a" table
+        // "b.c" beside module "a.b" table "c") is refused, not silently shown twice.
+        const std::string fqn = module_path + "." + table->first.Scalar();
+        auto [first, inserted] = fqns.emplace(fqn, r_.pos(table->first));
+        if (!inserted) {
+          r_.report(table->first, join_key(mpath, table->first.Scalar()),
+                    "duplicate table '" + fqn + "' (first at line " + std::to_string(first->second.line) + ", column " +
+                        std::to_string(first->second.col) + ")");
+          continue;
+        }
         read_table(module_path, table->first.Scalar(), table->second, join_key(mpath, table->first.Scalar()), out);
+      }
     }
   }
 
@@ -295,7 +317,11 @@ class PlanReader {
 }  // namespace
 
 PlanFile read_plan_file(const std::string& path) {
-  Document doc = read_document(path);
+  return parse_plan_file(input_name(path), read_input_text(path));
+}
+
+PlanFile parse_plan_file(const std::string& file, std::string_view text) {
+  Document doc = parse_document(file, text);
   const YAML::Node& root = doc.root;  // const: operator[] must not add keys
   NodeReader r(doc.file);
   PlanFile out;

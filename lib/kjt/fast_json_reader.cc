@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "common/utf8.h"
+
 namespace shardplan::kjt {
 
 namespace {
@@ -12,7 +14,8 @@ struct GiveUp {};
 
 class FastJsonParser {
  public:
-  explicit FastJsonParser(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+  explicit FastJsonParser(std::string_view text)
+      : p_(text.data()), end_(text.data() + text.size()), ascii_(!first_non_ascii(text)) {}
 
   RawInput parse() {
     RawInput raw;
@@ -37,6 +40,13 @@ class FastJsonParser {
  private:
   const char* p_;
   const char* end_;
+  bool ascii_;  // the whole text is ASCII: no string needs the UTF-8 check
+
+  static bool first_non_ascii(std::string_view text) {
+    unsigned char bits = 0;  // no early exit: the loop vectorizes
+    for (char c : text) bits |= static_cast<unsigned char>(c);
+    return bits >= 0x80;
+  }
 
   static void mark(unsigned& seen, unsigned bit) {
     if (seen & bit) throw GiveUp{};  // duplicate key
@@ -87,7 +97,10 @@ class FastJsonParser {
       ++p_;
     }
     if (p_ == end_) throw GiveUp{};
-    return std::string_view(start, static_cast<std::size_t>(p_++ - start));
+    std::string_view content(start, static_cast<std::size_t>(p_++ - start));
+    // Bytes past ASCII must be well-formed UTF-8 (the positioned reader says where not).
+    if (!ascii_ && first_invalid_utf8(content)) throw GiveUp{};
+    return content;
   }
 
   std::string name() {
@@ -131,6 +144,20 @@ class FastJsonParser {
       return std::string_view(zero, 1);
     }
     return std::string_view(start, static_cast<std::size_t>(p_ - start));
+  }
+
+  // The text of a JSON number, as written; one out of a double's range is the
+  // positioned reader's to refuse.
+  std::string_view finite_number_text() {
+    std::string_view text = number_text();
+    // Without an exponent only a literal of hundreds of digits leaves a double's range.
+    bool exponent = false;
+    for (char c : text) exponent |= (c | 0x20) == 'e';
+    if (text.size() < 300 && !exponent) return text;
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc()) throw GiveUp{};  // 1e999 and 1e-999 alike, as NodeReader::number
+    return text;
   }
 
   // The text of a JSON number, as written.
@@ -251,7 +278,7 @@ class FastJsonParser {
     expect('[');
     if (next_is(']')) return;
     do
-      kjt.weights->push_back_in_place(number_text());
+      kjt.weights->push_back_in_place(finite_number_text());
     while (comma_or(']'));
   }
 

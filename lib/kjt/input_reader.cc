@@ -3,10 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "config/document.h"
+#include "config/input_text.h"
 #include "config/node_reader.h"
 #include "kjt/fast_json_reader.h"
 #include "kjt/input_checks.h"
@@ -15,24 +14,6 @@
 namespace shardplan::kjt {
 
 namespace {
-
-bool is_json_file(const std::string& file) {
-  return file.size() >= 5 && file.compare(file.size() - 5, 5, ".json") == 0;
-}
-
-// The whole file, or false when it cannot be read (read_document then says why).
-bool read_whole_file(const std::string& path, std::string& text) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size <= 0) return false;
-  in.seekg(0);
-  text.resize(static_cast<std::size_t>(size));
-  return static_cast<bool>(in.read(text.data(), size));
-}
 
 const std::vector<std::string> kTopKeys{"splits", "feature_layout", "stagger", "protocol", "dtypes", "inputs"};
 const std::vector<std::string> kDtypeKeys{"lengths", "values", "weights"};
@@ -280,7 +261,7 @@ A2aInput read_checked(Document doc) {
 namespace {
 
 A2aInput read_text(const std::string& file, std::shared_ptr<const std::string> text, ReadPath path) {
-  if (path == ReadPath::kFastWhenPossible && is_json_file(file))
+  if (path == ReadPath::kFastWhenPossible && is_json_input(file, *text))
     if (std::optional<RawInput> raw = read_raw_json_fast(*text)) {
       // Only a clean input is taken from the fast path; a problem is reported with
       // positions, which needs the positioned reader.
@@ -307,9 +288,9 @@ A2aInput parse_a2a_input(const std::string& file, std::string_view text, ReadPat
 }
 
 A2aInput read_a2a_input(const std::string& path) {
-  auto text = std::make_shared<std::string>();
-  if (is_json_file(path) && read_whole_file(path, *text)) return read_text(path, std::move(text), ReadPath::kFastWhenPossible);
-  return read_checked(read_document(path));  // reports unreadable files too
+  // "-" is stdin; the size limit is checked before reading.
+  auto text = std::make_shared<const std::string>(read_input_text(path));
+  return read_text(input_name(path), std::move(text), ReadPath::kFastWhenPossible);
 }
 
 }  // namespace shardplan::kjt

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "config/document.h"
+#include "config/limits.h"
 #include "config/loader.h"
 #include "config/node_reader.h"
 
@@ -11,12 +12,67 @@ namespace shardplan::kjt {
 
 namespace {
 
-struct PlannedTable {
-  ShardingType sharding_type = ShardingType::kTableWise;
-  std::vector<PlacedShard> shards;
+// One shard as the plan gives it, kept for the check against the model.
+struct PlannedShard {
+  std::int64_t row_offset = 0, column_offset = 0, rows = 0, columns = 0;
   YAML::Node node;
   std::string path;
 };
+
+struct PlannedTable {
+  ShardingType sharding_type = ShardingType::kTableWise;
+  std::vector<PlacedShard> shards;
+  std::vector<PlannedShard> extents;  // one per shard that was read whole
+  YAML::Node node;
+  std::string path;
+};
+
+// Reports every key given twice in `map` (the plan's other keys are not checked:
+// they are the planner's own output).
+void report_duplicate_keys(NodeReader& r, const YAML::Node& map, const std::string& path) {
+  std::vector<std::string> keys;
+  for (auto it = map.begin(); it != map.end(); ++it)
+    if (it->first.IsScalar()) keys.push_back(it->first.Scalar());
+  r.check_keys(map, path, keys);
+}
+
+// The plan-versus-model rules for one table: every shard inside the table, the
+// shards covering it exactly once (each rank a whole copy for data_parallel), and
+// table_wise in one shard. Reported at the table or the shard.
+void check_against_model(NodeReader& r, const PlannedTable& planned, const TableConfig& table) {
+  const std::string& name = table.name;
+  if (planned.sharding_type == ShardingType::kTableWise && planned.extents.size() > 1)
+    r.report(planned.node, join_key(planned.path, "shards"),
+             "a table_wise table has exactly 1 shard, found " + std::to_string(planned.extents.size()));
+  const std::int64_t rows = table.num_embeddings, columns = table.embedding_dim;
+  bool inside = true;
+  __int128 area = 0;
+  for (const PlannedShard& s : planned.extents) {
+    if (s.row_offset > rows - s.rows || s.column_offset > columns - s.columns) {
+      r.report(s.node, join_key(s.path, "sizes"),
+               "the shard [" + std::to_string(s.row_offset) + ".." + std::to_string(s.row_offset) + "+" +
+                   std::to_string(s.rows) + ") x [" + std::to_string(s.column_offset) + ".." +
+                   std::to_string(s.column_offset) + "+" + std::to_string(s.columns) + ") is outside table '" + name +
+                   "' (" + std::to_string(rows) + " rows, " + std::to_string(columns) + " columns)");
+      inside = false;
+      continue;
+    }
+    if (planned.sharding_type == ShardingType::kDataParallel && (s.rows != rows || s.columns != columns)) {
+      r.report(s.node, join_key(s.path, "sizes"),
+               "a data_parallel shard holds the whole table: expected [" + std::to_string(rows) + ", " +
+                   std::to_string(columns) + "], found [" + std::to_string(s.rows) + ", " + std::to_string(s.columns) +
+                   "]");
+      inside = false;
+      continue;
+    }
+    area += static_cast<__int128>(s.rows) * s.columns;
+  }
+  if (!inside || planned.sharding_type == ShardingType::kDataParallel || planned.extents.empty()) return;
+  if (area != static_cast<__int128>(rows) * columns)
+    r.report(planned.node, join_key(planned.path, "shards"),
+             "the shards of table '" + name + "' do not cover its " + std::to_string(rows) + " x " +
+                 std::to_string(columns) + " entries exactly once");
+}
 
 // Only the parts of the plan this mode uses are read; the rest of the file is the
 // planner's own output (checked by its schema), so other keys are not reported.
@@ -25,24 +81,35 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
                                                                      std::int64_t& local_world_size) {
   std::map<std::string, std::map<std::string, PlannedTable>> out;
   if (!r.expect_map(root, "")) return out;
+  report_duplicate_keys(r, root, "");
   YAML::Node topology = r.field(root, "", "topology", true);
   if (topology.IsDefined() && r.expect_map(topology, "topology")) {
-    if (auto w = r.integer(r.field(topology, "topology", "world_size", true), "topology.world_size", Range::kPositive))
+    report_duplicate_keys(r, topology, "topology");
+    // Bounded before anything is sized by the world size: every collective is a
+    // world_size x world_size matrix (kMaxA2aPlanWorldSize, plan_traffic.h).
+    const IntegerRule ranks{Range::kPositive, kMaxWorldSize};
+    if (auto w = read_integer(r, r.field(topology, "topology", "world_size", true), "topology.world_size",
+                              IntegerRule{Range::kPositive, kMaxA2aPlanWorldSize}))
       world_size = *w;
-    if (auto l = r.integer(r.field(topology, "topology", "local_world_size", true), "topology.local_world_size",
-                           Range::kPositive))
+    if (auto l = read_integer(r, r.field(topology, "topology", "local_world_size", true), "topology.local_world_size",
+                              ranks))
       local_world_size = *l;
   }
+  if (!r.diagnostics().empty()) return out;  // rank checks below need the world size
   YAML::Node plan = r.field(root, "", "plan", true);
   if (!plan.IsDefined() || !r.expect_map(plan, "plan")) return out;
+  report_duplicate_keys(r, plan, "plan");
   for (auto module = plan.begin(); module != plan.end(); ++module) {
     const std::string module_path = module->first.Scalar();
     const std::string mpath = join_key("plan", module_path);
     if (!r.expect_map(module->second, mpath)) continue;
+    report_duplicate_keys(r, module->second, mpath);
     for (auto table = module->second.begin(); table != module->second.end(); ++table) {
       const std::string name = table->first.Scalar();
       const std::string tpath = join_key(mpath, name);
       if (!r.expect_map(table->second, tpath)) continue;
+      report_duplicate_keys(r, table->second, tpath);
+      if (out[module_path].count(name)) continue;  // a duplicate key, reported above
       PlannedTable planned;
       planned.node = table->second;
       planned.path = tpath;
@@ -55,18 +122,33 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
         for (std::size_t i = 0; i < shards.size(); ++i) {
           const std::string path = join_index(spath, i);
           if (!r.expect_map(shards[i], path)) continue;
+          report_duplicate_keys(r, shards[i], path);
           auto rank = r.integer(r.field(shards[i], path, "rank", true), join_key(path, "rank"), Range::kNonNegative);
-          YAML::Node sizes = r.field(shards[i], path, "sizes", true);
-          std::optional<std::int64_t> rows;
-          if (sizes.IsDefined() && sizes.IsSequence() && sizes.size() == 2)
-            rows = r.integer(sizes[0], join_index(join_key(path, "sizes"), 0), Range::kNonNegative);
-          else if (sizes.IsDefined())
-            r.report(sizes, join_key(path, "sizes"), "expected [rows, columns], found " + NodeReader::describe(sizes));
+          // [rows, columns] and [row, column]: non-negative integers (offsets optional here).
+          auto pair_of = [&](const char* key, bool required) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
+            YAML::Node node = r.field(shards[i], path, key, required);
+            if (!node.IsDefined()) return required ? std::nullopt : std::optional(std::pair<std::int64_t, std::int64_t>{0, 0});
+            if (!node.IsSequence() || node.size() != 2) {
+              r.report(node, join_key(path, key),
+                       std::string("expected [") + (key[0] == 's' ? "rows, columns" : "row, column") + "], found " +
+                           NodeReader::describe(node));
+              return std::nullopt;
+            }
+            auto a = r.integer(node[0], join_index(join_key(path, key), 0), Range::kNonNegative);
+            auto b = r.integer(node[1], join_index(join_key(path, key), 1), Range::kNonNegative);
+            if (!a || !b) return std::nullopt;
+            return std::pair{*a, *b};
+          };
+          auto sizes = pair_of("sizes", true);
+          auto offsets = pair_of("offsets", false);
           if (rank && *rank >= world_size)
             r.report(shards[i]["rank"], join_key(path, "rank"),
                      "rank " + std::to_string(*rank) + " is outside the world size " + std::to_string(world_size));
-          else if (rank && rows)
-            planned.shards.push_back(PlacedShard{*rank, *rows});
+          else if (rank && sizes && offsets) {
+            planned.shards.push_back(PlacedShard{*rank, sizes->first});
+            planned.extents.push_back(
+                PlannedShard{offsets->first, offsets->second, sizes->first, sizes->second, shards[i], path});
+          }
         }
       } else if (shards.IsDefined()) {
         r.report(shards, spath, "expected a list, found " + NodeReader::describe(shards));
@@ -108,6 +190,7 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const Mod
       }
       used.insert({module.path, table.name});
       const PlannedTable& planned = module_it->second.at(table.name);
+      check_against_model(r, planned, table);
       TableTraffic t;
       t.module_path = module.path;
       t.table = table.name;

@@ -15,6 +15,11 @@
 namespace shardplan::kjt {
 
 // One shard of a table as the plan places it.
+// The largest world size `a2a --plan` takes: each collective is a world_size x
+// world_size matrix of expected elements (at 2048 ranks a run takes about 1 GB and
+// writes about 130 MB of JSON; at 4096, four times that).
+inline constexpr std::int64_t kMaxA2aPlanWorldSize = 2048;
+
 struct PlacedShard {
   std::int64_t rank = 0;
   std::int64_t rows = 0;  // sizes[0] in the plan

@@ -230,17 +230,6 @@ TensorSharding sharding(const std::string& text, const Mesh& mesh, std::size_t r
   return std::move(*resolved);
 }
 
-std::vector<std::string> attribute_keys(OpKind kind) {
-  switch (kind) {
-    case OpKind::kDotGeneral:
-      return {"lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims"};
-    case OpKind::kReduce: return {"dimensions"};
-    case OpKind::kTranspose: return {"permutation"};
-    case OpKind::kBroadcastInDim: return {"broadcast_dimensions"};
-    default: return {};
-  }
-}
-
 class RawProgramReader {
  public:
   Program read(RawProgram& raw, const OptionOverrides& overrides) {
@@ -346,11 +335,10 @@ class RawProgramReader {
 
 
   void read_attributes(const RawOp& raw, Op& op) {
-    std::vector<std::string> allowed = attribute_keys(op.kind);
+    std::vector<std::string> allowed = op_attribute_keys(op.kind);  // "dimension" for concatenate
     for (const std::string& key : raw.keys) {
       bool base = key == "name" || key == "kind" || key == "operands" || key == "results";
-      bool attribute = std::find(allowed.begin(), allowed.end(), key) != allowed.end() ||
-                       (key == "dimension" && op.kind == OpKind::kConcatenate);
+      bool attribute = std::find(allowed.begin(), allowed.end(), key) != allowed.end();
       require(base || attribute);
     }
     auto list = [&](const char* key, IntList& out, bool required) {

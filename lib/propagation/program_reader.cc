@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "config/document.h"
+#include "config/input_text.h"
 #include "config/node_reader.h"
 #include "propagation/json_program_reader.h"
 #include "propagation/mlir_reader.h"
@@ -28,20 +29,10 @@ const std::vector<std::string> kOptionKeys{"strategy",         "conservative_pro
 
 std::vector<std::string> yaml_op_attribute_keys(OpKind kind) {
   std::vector<std::string> keys{"name", "kind", "operands", "results"};
-  auto add = [&](std::initializer_list<const char*> more) { keys.insert(keys.end(), more.begin(), more.end()); };
-  switch (kind) {
-    case OpKind::kDotGeneral:
-      add({"lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims"});
-      break;
-    case OpKind::kReduce: add({"dimensions"}); break;
-    case OpKind::kTranspose: add({"permutation"}); break;
-    case OpKind::kBroadcastInDim: add({"broadcast_dimensions"}); break;
-    case OpKind::kConcatenate: add({"dimension"}); break;
-    default: break;
-  }
+  std::vector<std::string> more = op_attribute_keys(kind);
+  keys.insert(keys.end(), more.begin(), more.end());
   return keys;
 }
-
 
 // A sharding as written in the input, with where it was written.
 struct PendingSharding {
@@ -459,49 +450,38 @@ class ProgramReader {
 
 }  // namespace
 
-namespace {
-Program read_program_not_mlir(const std::string& path, const OptionOverrides& overrides);
-}  // namespace
+std::vector<std::string> op_attribute_keys(OpKind kind) {
+  switch (kind) {
+    case OpKind::kDotGeneral:
+      return {"lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims"};
+    case OpKind::kReduce: return {"dimensions"};
+    case OpKind::kTranspose: return {"permutation"};
+    case OpKind::kBroadcastInDim: return {"broadcast_dimensions"};
+    case OpKind::kConcatenate: return {"dimension"};
+    default: return {};
+  }
+}
 
 Program read_program(const std::string& path, const OptionOverrides& overrides) {
+  // "-" is stdin; the size limit is checked before reading.
+  return parse_program(input_name(path), read_input_text(path), overrides);
+}
+
+Program parse_program(const std::string& file, std::string_view text, const OptionOverrides& overrides) {
   // MLIR (by extension or by its first token) has a reader of its own.
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      char head[256];
-      in.read(head, sizeof head);
-      std::string_view start(head, static_cast<std::size_t>(in.gcount()));
-      if (looks_like_mlir(path, start)) {
-        in.clear();
-        in.seekg(0);
-        std::ostringstream text;
-        text << in.rdbuf();
-        return read_mlir_program(path, text.str(), overrides);
-      }
-    }
-  }
-  Program program = read_program_not_mlir(path, overrides);
+  if (looks_like_mlir(file, text.substr(0, 256))) return read_mlir_program(file, std::string(text), overrides);
+  // A valid JSON program goes through nlohmann's SAX events alone (no node tree:
+  // 10^5 ops would take seconds and most of a gigabyte). Anything it does not
+  // accept is read again by the one positioned JSON reader, which reports every problem.
+  std::optional<Program> fast;
+  if (is_json_input(file, text)) fast = read_valid_json_program(text, overrides);
+  Program program = fast ? std::move(*fast) : [&] {
+    Document doc = parse_document(file, text);
+    return ProgramReader(doc).read(overrides);
+  }();
   if (program.options.format == OutputFormat::kMlir)
     throw InputError(SourcePos{}, "", "--format mlir needs an MLIR input (the program was read as JSON or YAML)");
   return program;
 }
-
-namespace {
-Program read_program_not_mlir(const std::string& path, const OptionOverrides& overrides) {
-  // A valid JSON program goes through nlohmann alone: building yaml-cpp nodes for
-  // 10^5 ops took seconds and most of a gigabyte. Anything it does not accept is read
-  // again with positions, which reports every problem.
-  if (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0) {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream text;
-      text << in.rdbuf();
-      if (auto program = read_valid_json_program(text.str(), overrides)) return std::move(*program);
-    }
-  }
-  Document doc = read_document(path, Positions::kNeeded);
-  return ProgramReader(doc).read(overrides);
-}
-}  // namespace
 
 }  // namespace shardplan::propagation

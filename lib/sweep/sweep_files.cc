@@ -1,5 +1,13 @@
 #include "sweep/sweep_files.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -87,6 +95,31 @@ SweepResume read_sweep_resume(const std::string& path, SweepFormat format, const
   }
   out.kept = content->substr(0, kept_bytes);
   return out;
+}
+
+int open_sweep_output(const std::string& path, std::size_t keep) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  auto fail = [&](const std::string& what) {
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    throw InputError(SourcePos{path, 0, 0}, "", what + std::strerror(error));
+  };
+  if (fd < 0) fail("cannot open the sweep's output: ");
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) fail("cannot open the sweep's output: ");
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) {
+      ::close(fd);
+      throw InputError(SourcePos{path, 0, 0}, "",
+                       "another sweep is writing this file now; wait for it, or give another -o");
+    }
+    if (S_ISREG(info.st_mode)) fail("cannot lock the sweep's output: ");
+    // A device or pipe that takes no lock is written without one.
+  }
+  if (S_ISREG(info.st_mode) &&
+      (::ftruncate(fd, static_cast<off_t>(keep)) != 0 || ::lseek(fd, 0, SEEK_END) < 0))
+    fail("writing the sweep's rows failed: ");
+  return fd;
 }
 
 std::string merge_sweep_slices(const std::vector<std::string>& paths) {

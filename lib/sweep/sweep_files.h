@@ -30,4 +30,11 @@ SweepResume read_sweep_resume(const std::string& path, SweepFormat format, const
 // when a point is in two slices or in none.
 std::string merge_sweep_slices(const std::vector<std::string>& paths);
 
+// Opens a sweep's output file `path` for its rows and returns the descriptor. It
+// is locked first (flock, exclusive, not waiting): a second sweep writing the same
+// file is refused (InputError) instead of mixing its rows into the first one's.
+// Then a regular file is cut to its first `keep` bytes (the rows --resume keeps)
+// and written at its end; a device, pipe or FIFO (-o /dev/null) is written as it is.
+int open_sweep_output(const std::string& path, std::size_t keep);
+
 }  // namespace shardplan

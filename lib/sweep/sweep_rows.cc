@@ -140,6 +140,13 @@ std::size_t csv_column_count(std::string_view line) { return csv_cells(line).siz
 
 std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_view line, std::size_t csv_columns) {
   SweepRowRecord record;
+  // A row is exactly what render_sweep_row writes less its '\n': printable text
+  // (control characters are escaped inside JSON strings and never in a CSV cell),
+  // a JSON row one object from its first byte to its last. A NUL and junk after
+  // the object, or a '\r' before the '\n', make it another line, not a row.
+  for (char c : line)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return std::nullopt;
+  if (format == SweepFormat::kJsonl && (line.empty() || line.front() != '{' || line.back() != '}')) return std::nullopt;
   if (format == SweepFormat::kJsonl) {
     const nlohmann::json row = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!row.is_object() || !row.contains("sweep") || !row["sweep"].is_string() || !row.contains("index") ||

@@ -1,6 +1,8 @@
-// The JSON fast path builds the very node tree yaml-cpp builds of the same text
-// (types, tags, scalars as written, key order, duplicate keys): the config
-// readers then cannot tell which parser read a file.
+// The one JSON reader builds the very node tree yaml-cpp builds of the same text
+// (types, tags, scalars as written, key order), with positions: the config
+// readers then cannot tell which parser read a file. Where yaml-cpp falls short of
+// JSON (surrogate pairs, keys over 1 024 characters) it reads what yaml-cpp cannot,
+// and it refuses what JSON readers must not take (duplicate keys, bad UTF-8).
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -48,7 +50,6 @@ TEST_CASE("the JSON fast path builds yaml-cpp's tree for every kind of value", "
     "literals": [true, false, null],
     "strings": ["", "plain", "1", "true", "null", "quo\"te", "tab\tnew\nline", "\u00e9\u4e2d", "sl\/ash"],
     "empty": {"map": {}, "list": []},
-    "dup": {"k": 1, "k": "two"},
     "nested": [[1, [2, [3]]], {"a": {"b": {"c": null}}}]})") == "");
 }
 
@@ -79,12 +80,57 @@ TEST_CASE("the JSON fast path reports the syntax error the checker reports", "[c
   }
 }
 
-TEST_CASE("a document read without positions says so, and JSON only", "[config][json]") {
-  const std::string json = R"({"world_size": 8})";
-  CHECK_FALSE(parse_document("t.json", json, Positions::kOptional).has_positions);
-  CHECK(parse_document("t.json", json, Positions::kNeeded).has_positions);
-  CHECK(parse_document("t.yaml", "world_size: 8\n", Positions::kOptional).has_positions);
-  // Positions, where kept, are the parser's.
-  Document doc = parse_document("t.json", "{\n  \"world_size\": 8}", Positions::kNeeded);
-  CHECK(doc.root["world_size"].Mark().line == 1);
+TEST_CASE("every JSON document keeps the positions yaml-cpp would give", "[config][json]") {
+  const std::string json = "{\"a\": [1,\n  {\"b\": \"x\", \"c\": null}], \"d\": true}";
+  Document doc = parse_document("t.json", json, Positions::kOptional);
+  CHECK(doc.has_positions);
+  const YAML::Node yaml = YAML::Load(json);
+  // Compared node by node: the list, its entries, a nested key and value, a literal.
+  auto same = [](const YAML::Node& a, const YAML::Node& b) {
+    return a.Mark().line == b.Mark().line && a.Mark().column == b.Mark().column;
+  };
+  CHECK(same(doc.root["a"], yaml["a"]));
+  CHECK(same(doc.root["a"][0], yaml["a"][0]));
+  CHECK(same(doc.root["a"][1], yaml["a"][1]));
+  CHECK(same(doc.root["a"][1]["b"], yaml["a"][1]["b"]));
+  CHECK(same(doc.root["a"][1]["c"], yaml["a"][1]["c"]));
+  CHECK(same(doc.root["d"], yaml["d"]));
+  CHECK(doc.root["a"][1]["b"].Mark().line == 1);
+  CHECK(doc.root["a"][1]["b"].Mark().column == 8);  // the opening quote of "x"
+  // Keys keep theirs too (the readers report unknown keys there).
+  auto key = doc.root["a"][1].begin();
+  CHECK(key->first.Mark().column == 3);
+}
+
+TEST_CASE("the JSON reader takes what yaml-cpp refused", "[config][json]") {
+  // A surrogate pair, as Python's json.dumps writes U+1F600.
+  YAML::Node root = parse_document("t.json", R"({"name": "\ud83d\ude00"})").root;
+  CHECK(root["name"].Scalar() == "\xF0\x9F\x98\x80");
+  // A key of 5 000 characters (yaml-cpp stops at 1 024 for a flow key).
+  const std::string long_key(5000, 'k');
+  root = parse_document("t.json", "{\"" + long_key + "\": 1}").root;
+  CHECK(root[long_key].Scalar() == "1");
+}
+
+TEST_CASE("the JSON reader refuses duplicate keys, bad UTF-8 and non-finite numbers with positions",
+          "[config][json]") {
+  auto message = [](const std::string& text) {
+    try {
+      parse_document("t.json", text);
+    } catch (const InputError& e) {
+      return e.format();
+    }
+    return std::string("accepted");
+  };
+  CHECK(message("{\"a\": {\"k\": 1,\n \"k\": 2}}") ==
+        "t.json:2:2: a.k: duplicate key 'k' (first given at line 1, column 8)");
+  CHECK(message("{\"a\": [0, {\"k\": 1, \"k\": 2}]}") ==
+        "t.json:1:20: a[1].k: duplicate key 'k' (first given at line 1, column 12)");
+  // 0xff is never UTF-8; the message shows it escaped, itself valid UTF-8.
+  const std::string bad_utf8 = message("{\"a\": \"x\xff\"}");
+  CHECK(bad_utf8.rfind("t.json:1:", 0) == 0);
+  CHECK(bad_utf8.find("UTF-8") != std::string::npos);
+  CHECK(bad_utf8.find('\xff') == std::string::npos);
+  CHECK(message("{\"a\": [1e999]}").find("number overflow parsing '1e999'") != std::string::npos);
+  CHECK(message("{\"a\": [1e999]}").rfind("t.json:1:", 0) == 0);
 }
