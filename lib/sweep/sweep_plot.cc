@@ -11,9 +11,9 @@ namespace shardplan {
 
 namespace {
 
-constexpr double kWidth = 760, kPanelHeight = 260, kTop = 40;
-constexpr double kLeft = 80, kPlotWidth = 460, kPlotHeight = 180;
-constexpr double kLegendX = kLeft + kPlotWidth + 30;
+constexpr double kWidth = 760, kPanelHeight = 260, kSweepTop = 40;
+constexpr double kSweepLeft = 80, kPlotWidth = 460, kSweepPlotHeight = 180;
+constexpr double kLegendX = kSweepLeft + kPlotWidth + 30;
 constexpr std::size_t kMaxLegendEntries = 12;
 constexpr const char* kColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -94,7 +94,7 @@ std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRe
   std::vector<double> infeasible_x;
   double max_perf = 0, max_hbm = 0;
   for (const auto& row : rows) {
-    const double x = kLeft + kPlotWidth * fractions[grid.coordinates(row.index)[0]];
+    const double x = kSweepLeft + kPlotWidth * fractions[grid.coordinates(row.index)[0]];
     if (!row.feasible || !row.max_rank_perf_ms || !row.max_hbm_bytes) {
       infeasible_x.push_back(x);
       continue;
@@ -107,7 +107,7 @@ std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRe
   for (auto& [id, points] : series)
     std::stable_sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
 
-  const double height = kTop + 2 * kPanelHeight + 20;
+  const double height = kSweepTop + 2 * kPanelHeight + 20;
   std::string svg = fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
@@ -115,35 +115,35 @@ std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRe
       "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
       "<text class=\"title\" x=\"{2}\" y=\"22\" font-size=\"15\">shardplan sweep: {3} points, {4} feasible, by "
       "{5}</text>\n",
-      kWidth, height, kLeft, rows.size(), rows.size() - infeasible_x.size(), escaped(field));
+      kWidth, height, kSweepLeft, rows.size(), rows.size() - infeasible_x.size(), escaped(field));
 
-  const Panel panels[] = {{"perf", "max-rank perf (ms)", kTop}, {"hbm", "max HBM per rank (GiB)", kTop + kPanelHeight}};
+  const Panel panels[] = {{"perf", "max-rank perf (ms)", kSweepTop}, {"hbm", "max HBM per rank (GiB)", kSweepTop + kPanelHeight}};
   for (const Panel& panel : panels) {
     const bool perf = std::string_view(panel.css_class) == "perf";
     const double y_max = (perf ? max_perf : max_hbm) > 0 ? (perf ? max_perf : max_hbm) * 1.05 : 1;
-    const double bottom = panel.top + kPlotHeight;
-    auto y_of = [&](double value) { return bottom - kPlotHeight * value / y_max; };
+    const double bottom = panel.top + kSweepPlotHeight;
+    auto y_of = [&](double value) { return bottom - kSweepPlotHeight * value / y_max; };
     svg += fmt::format("<g class=\"panel {}\">\n", panel.css_class);
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kLeft,
-                       panel.top, kPlotWidth, kPlotHeight);
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kSweepLeft,
+                       panel.top, kPlotWidth, kSweepPlotHeight);
     for (int t = 0; t <= 4; ++t) {
       const double value = y_max * t / 4;
       svg += fmt::format("<text class=\"y-tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:.4g}</text>\n",
-                         kLeft - 6, y_of(value) + 4, value);
+                         kSweepLeft - 6, y_of(value) + 4, value);
     }
     for (std::size_t v = 0; v < axis.values.size(); ++v) {
-      const double x = kLeft + kPlotWidth * fractions[v];
+      const double x = kSweepLeft + kPlotWidth * fractions[v];
       svg += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" stroke=\"#888\"/>\n", x,
                          bottom, bottom + 4);
       svg += fmt::format("<text class=\"x-tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n", x,
                          bottom + 16, escaped(axis.values[v].text));
     }
     svg += fmt::format("<text class=\"x-label\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
-                       kLeft + kPlotWidth / 2, bottom + 34, escaped(field));
+                       kSweepLeft + kPlotWidth / 2, bottom + 34, escaped(field));
     svg += fmt::format(
         "<text class=\"y-label\" x=\"{0:.1f}\" y=\"{1:.1f}\" text-anchor=\"middle\" "
         "transform=\"rotate(-90 {0:.1f} {1:.1f})\">{2}</text>\n",
-        kLeft - 58, panel.top + kPlotHeight / 2, escaped(panel.title));
+        kSweepLeft - 58, panel.top + kSweepPlotHeight / 2, escaped(panel.title));
     std::size_t colour = 0;
     for (const auto& [id, points] : series) {
       const char* stroke = kColours[colour++ % std::size(kColours)];
@@ -169,13 +169,13 @@ std::string render_sweep_svg(const SweepGrid& grid, const std::vector<SweepRowRe
       const char* fill = kColours[colour++ % std::size(kColours)];
       if (entry == kMaxLegendEntries) {
         svg += fmt::format("<text class=\"legend\" x=\"{}\" y=\"{}\">... {} more</text>\n", kLegendX,
-                           kTop + 16 * entry + 10, series.size() - entry);
+                           kSweepTop + 16 * entry + 10, series.size() - entry);
         break;
       }
       svg += fmt::format(
           "<rect x=\"{0}\" y=\"{1}\" width=\"10\" height=\"10\" fill=\"{2}\"/>"
           "<text class=\"legend\" x=\"{3}\" y=\"{4}\">{5}</text>\n",
-          kLegendX, kTop + 16 * entry, fill, kLegendX + 14, kTop + 16 * entry + 9, escaped(series_label(grid, id)));
+          kLegendX, kSweepTop + 16 * entry, fill, kLegendX + 14, kSweepTop + 16 * entry + 9, escaped(series_label(grid, id)));
       ++entry;
     }
   }

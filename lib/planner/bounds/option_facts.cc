@@ -7,7 +7,7 @@
 namespace shardplan {
 namespace {
 
-double perf_of(const Shard& s) { return s.perf.value_or(Perf{}).total(); }
+double shard_perf_total(const Shard& s) { return s.perf.value_or(Perf{}).total(); }
 Storage storage_of_shard(const Shard& s) { return s.storage.value_or(Storage{}); }
 
 // The only device shard `j` of `option` may go to, or -1 when it has a choice.
@@ -103,7 +103,7 @@ OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& d
   f.option = &option;
   bool first = true;
   for (const Shard& s : option.shards) {
-    const double p = perf_of(s);
+    const double p = shard_perf_total(s);
     f.total_perf += p;
     f.total_storage += storage_of_shard(s);
     if (first || p > f.largest_shard_perf) {
@@ -126,7 +126,7 @@ void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices
                         (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
   if (!by_index) return;
   for (int j = 0; j < option.num_shards(); ++j)
-    perf[static_cast<std::size_t>(j % local)] += perf_of(option.shards[static_cast<std::size_t>(j)]);
+    perf[static_cast<std::size_t>(j % local)] += shard_perf_total(option.shards[static_cast<std::size_t>(j)]);
 }
 
 void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
@@ -138,7 +138,7 @@ void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std
     const int device = forced_device(option, j, devices);
     if (device < 0 || device >= devices.size()) continue;
     const Shard& s = option.shards[static_cast<std::size_t>(j)];
-    perf[static_cast<std::size_t>(device)] += perf_of(s);
+    perf[static_cast<std::size_t>(device)] += shard_perf_total(s);
     storage[static_cast<std::size_t>(device)] += storage_of_shard(s);
   }
 }

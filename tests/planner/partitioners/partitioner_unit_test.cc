@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/units.h"
 #include "output/partition_failure_text.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/partitioners/greedy/placement_loads.h"
@@ -12,8 +13,6 @@
 
 namespace shardplan {
 namespace {
-
-constexpr std::int64_t kMiB = 1024 * 1024;
 
 // One shard: hbm bytes and a perf whose total is `perf` (all in fwd_compute).
 struct ShardSpec {
