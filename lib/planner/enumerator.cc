@@ -168,14 +168,7 @@ std::vector<std::int64_t> device_memory_sizes(const Topology& topology) {
 
 std::optional<CacheParams> resolve_cache_params(const ParameterConstraintsConfig* c) {
   if (!c || !c->cache_params) return std::nullopt;
-  const CacheParamsConfig& in = *c->cache_params;
-  CacheParams out;
-  out.load_factor = in.load_factor;
-  out.algorithm = in.algorithm;
-  out.reserved_memory = in.reserved_memory;
-  out.precision = in.precision;
-  out.prefetch_pipeline = in.prefetch_pipeline;
-  return out;
+  return *c->cache_params;
 }
 
 // Options of one table, unestimated; independent of every other table.
@@ -353,6 +346,13 @@ PartitionBy partition_by_of(ShardingType t) {
     case ShardingType::kGridShard: return PartitionBy::kMultiHost;
   }
   return PartitionBy::kDevice;
+}
+
+std::unique_ptr<Enumerator> make_enumerator(EnumeratorKind kind) {
+  switch (kind) {
+    case EnumeratorKind::kEmbedding: return std::make_unique<EmbeddingEnumerator>();
+  }
+  return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }
 
 }  // namespace shardplan

@@ -25,7 +25,7 @@ const std::vector<std::string> kOptionKeys{"strategy",         "conservative_pro
                                            "module_dump_directory", "factor_propagation", "no_op_priority_propagation",
                                            "output",           "format"};
 
-std::vector<std::string> attribute_keys(OpKind kind) {
+std::vector<std::string> mlir_attribute_keys(OpKind kind) {
   std::vector<std::string> keys{"name", "kind", "operands", "results"};
   auto add = [&](std::initializer_list<const char*> more) { keys.insert(keys.end(), more.begin(), more.end()); };
   switch (kind) {
@@ -266,7 +266,7 @@ class ProgramReader {
     }
     if (kind) {
       op.kind = *kind;
-      r_.check_keys(entry, path, attribute_keys(*kind));
+      r_.check_keys(entry, path, mlir_attribute_keys(*kind));
     } else {
       ok = false;
     }
