@@ -3,6 +3,10 @@
 //   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators, owned
 //   by a SearchSpace that gives each an OptionId) -> StorageReservation ->
 //   Proposer / Partitioner / PerfModel loop over proposals of option ids -> Stats.
+// One stage torchrec does not have, PlanRefiner, may follow the loop (the
+// "optimizing" partitioner is greedy placement plus a refinement). Each stage's
+// implementations sit in the file or folder of its name; advice/ and bounds/
+// read the stages' results and nothing here includes them.
 #pragma once
 
 #include <cstdint>
