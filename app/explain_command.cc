@@ -14,7 +14,7 @@
 #include "output/failure_text.h"
 #include "planner/bounds/bottleneck.h"
 #include "planner/run.h"
-#include "planner/table_explanation.h"
+#include "planner/advice/table_explanation.h"
 #include "planner_flags.h"
 
 namespace shardplan::app {
@@ -82,7 +82,7 @@ int run(const ExplainOptions& options) {
     for (const auto& t : run.result.failure->tables) fqns.push_back(t.fqn);
   }
   std::vector<TableExplanation> explained;
-  for (const auto& fqn : fqns) explained.push_back(explain_table(run, input, recorder, fqn));
+  for (const auto& fqn : fqns) explained.push_back(explain_table({run.result, run.search_space, run.topology, run.ok()}, input, recorder, fqn));
   if (!explained.empty()) {
     // With a plan: where its bottleneck is and how far it is from the lower bound.
     const bool has_plan = run.ok() && !run.result.plan.empty();

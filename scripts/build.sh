@@ -11,7 +11,9 @@ if command -v ccache >/dev/null; then
   # Paths relative to the clone, so two clones share the cache.
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 fi
-cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" "${launcher[@]}" >/dev/null
+# SHARDPLAN_WERROR=ON (scripts/test.sh sets it): warnings fail the build.
+cmake -S . -B build -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DSHARDPLAN_WERROR="${SHARDPLAN_WERROR:-OFF}" \
+  "${launcher[@]}" >/dev/null
 targets=()
 for t in "$@"; do targets+=(--target "$t"); done
 # cmake prints "[ 42%] Building ..." per file: that is the progress.

@@ -9,7 +9,8 @@ if [ ! -d ../shared/cases ]; then
   echo "*** ../shared/cases not found: the parity tests will be listed as Skipped${CI:+ (CI=true: they fail)} ***"
 fi
 scripts/install-deps.sh --for-tests
-scripts/build.sh
+SHARDPLAN_WERROR=ON scripts/build.sh  # CI: a warning fails the build
+scripts/check-unity  # every target as one unit: a file-scope name clash fails now
 (cd build && ctest --output-on-failure -j"$(nproc)" "$@")
 # Then the suite under ASan+UBSan and each fuzz target for 20 s (SHARDPLAN_SANITIZED=0 skips).
 if [ "${SHARDPLAN_SANITIZED:-1}" != 0 ]; then

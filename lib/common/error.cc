@@ -24,7 +24,7 @@ std::string Diagnostic::format() const {
 }
 
 namespace {
-std::string join(const std::vector<Diagnostic>& diagnostics) {
+std::string join_diagnostics(const std::vector<Diagnostic>& diagnostics) {
   std::string out;
   for (const auto& d : diagnostics) {
     if (!out.empty()) out += "\n";
@@ -35,11 +35,11 @@ std::string join(const std::vector<Diagnostic>& diagnostics) {
 }  // namespace
 
 InputError::InputError(std::vector<Diagnostic> diagnostics)
-    : std::runtime_error(join(diagnostics)), diagnostics_(std::move(diagnostics)) {}
+    : std::runtime_error(join_diagnostics(diagnostics)), diagnostics_(std::move(diagnostics)) {}
 
 InputError::InputError(SourcePos pos, std::string key_path, std::string message)
     : InputError(std::vector<Diagnostic>{{std::move(pos), std::move(key_path), std::move(message)}}) {}
 
-std::string InputError::format() const { return join(diagnostics_); }
+std::string InputError::format() const { return join_diagnostics(diagnostics_); }
 
 }  // namespace shardplan

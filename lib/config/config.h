@@ -33,14 +33,17 @@ struct ModuleConfig {
   SourcePos pos;
 };
 
-// torchrec's CacheParams (the fields the planner reads).
-struct CacheParamsConfig {
+// torchrec's CacheParams (the fields the planner reads): as a table's constraints
+// give them, and as a sharding option carries them (planner/types.h).
+struct CacheParams {
   std::optional<double> load_factor;
   std::optional<CacheAlgorithm> algorithm;
   std::optional<double> reserved_memory;
   std::optional<DataType> precision;
   std::optional<bool> prefetch_pipeline;
 };
+// The former name of the config side, for code written before the two were one.
+using CacheParamsConfig = CacheParams;
 
 // torchrec's ParameterConstraints, keyed by table name in ModelConfig.
 struct ParameterConstraintsConfig {
@@ -52,7 +55,7 @@ struct ParameterConstraintsConfig {
   std::optional<std::vector<double>> num_poolings;
   std::optional<std::vector<std::int64_t>> batch_sizes;
   bool is_weighted = false;
-  std::optional<CacheParamsConfig> cache_params;
+  std::optional<CacheParams> cache_params;
   std::optional<bool> enforce_hbm;
   std::optional<bool> stochastic_rounding;
   std::optional<BoundsCheckMode> bounds_check_mode;

@@ -16,7 +16,7 @@ std::vector<std::int64_t> length_per_key(const SourceKjt& source) {
   return out;
 }
 
-Collective square(int phase, const char* name, Dtype dtype, std::size_t world_size) {
+Collective square_collective(int phase, const char* name, Dtype dtype, std::size_t world_size) {
   Collective c;
   c.phase = phase;
   c.name = name;
@@ -35,8 +35,8 @@ std::vector<Collective> collectives(const A2aInput& input, const std::vector<Des
   for (const auto& source : input.inputs)
     batch_sizes_differ |= source.batch_size() != input.inputs.front().batch_size();
 
-  Collective lengths = square(1, "lengths", input.dtypes.lengths, world);
-  Collective values = square(2, "values", input.dtypes.values, world);
+  Collective lengths = square_collective(1, "lengths", input.dtypes.lengths, world);
+  Collective values = square_collective(2, "values", input.dtypes.values, world);
   for (std::size_t s = 0; s < world; ++s) {
     const SourceKjt& source = input.inputs[s];
     std::vector<std::int64_t> per_key = length_per_key(source);
@@ -52,13 +52,13 @@ std::vector<Collective> collectives(const A2aInput& input, const std::vector<Des
     // torchrec v0.2's variable-batch path exchanges the batch sizes (int32) first;
     // we emit it only when they actually differ (docs/formats/a2a.md).
     if (batch_sizes_differ) {
-      Collective batch_sizes = square(0, "batch_sizes", Dtype::kInt32, world);
+      Collective batch_sizes = square_collective(0, "batch_sizes", Dtype::kInt32, world);
       for (auto& row : batch_sizes.elements) row.assign(world, 1);
       out.push_back(std::move(batch_sizes));
     }
   } else {
     // KJTAllToAllSplitsAwaitable: one int64 count per tensor label plus the stride.
-    Collective splits = square(1, "splits", Dtype::kInt64, world);
+    Collective splits = square_collective(1, "splits", Dtype::kInt64, world);
     for (auto& row : splits.elements) row.assign(world, 2 + (input.weighted() ? 1 : 0) + 1);
     out.push_back(std::move(splits));
     lengths.phase = 2;

@@ -8,7 +8,7 @@ namespace shardplan::kjt {
 
 namespace {
 
-ExpectedCollective square(int phase, const char* name, Dtype dtype, std::size_t world_size) {
+ExpectedCollective expected_square(int phase, const char* name, Dtype dtype, std::size_t world_size) {
   ExpectedCollective c;
   c.phase = phase;
   c.name = name;
@@ -68,8 +68,8 @@ InputDistGroup group_traffic(const PlanTrafficInput& input, const std::vector<co
   if (group.sharding_type == ShardingType::kDataParallel) return group;
 
   bool weighted = false;
-  ExpectedCollective lengths = square(1, "lengths", input.dtypes.lengths, world);
-  ExpectedCollective values = square(2, "values", input.dtypes.values, world);
+  ExpectedCollective lengths = expected_square(1, "lengths", input.dtypes.lengths, world);
+  ExpectedCollective values = expected_square(2, "values", input.dtypes.values, world);
   for (const TableTraffic* table : tables) {
     weighted |= table->weighted;
     for (const Receiver& receiver : receivers(*table, input.world_size)) {
@@ -84,7 +84,7 @@ InputDistGroup group_traffic(const PlanTrafficInput& input, const std::vector<co
   }
   if (input.protocol == Protocol::kSplitsThenTensors) {
     // KJTAllToAllSplitsAwaitable: one count per tensor label plus the stride.
-    ExpectedCollective splits = square(1, "splits", Dtype::kInt64, world);
+    ExpectedCollective splits = expected_square(1, "splits", Dtype::kInt64, world);
     for (auto& row : splits.elements) row.assign(world, 2.0 + (weighted ? 1.0 : 0.0) + 1.0);
     group.collectives.push_back(std::move(splits));
     lengths.phase = 2;

@@ -6,24 +6,15 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "output/storage_words.h"
 #include "output/options_json.h"
 
 namespace shardplan {
 
 namespace {
 
-std::string option_name(const ShardingOption& o) {
+std::string explained_option_name(const ShardingOption& o) {
   return fmt::format("{}/{}", name_of(kShardingTypeNames, o.sharding_type), name_of(kComputeKernelNames, o.compute_kernel));
-}
-
-std::string bytes(std::int64_t b) { return format_bytes(static_cast<double>(b)); }
-
-// "X HBM", "Y DDR" or "X HBM + Y DDR": a resource the option does not use is left out.
-std::string storage_text(const Storage& s, const Storage& relevant) {
-  const bool hbm = relevant.hbm != 0 || relevant.ddr == 0;
-  const bool ddr = relevant.ddr != 0;
-  if (hbm && ddr) return bytes(s.hbm) + " HBM + " + bytes(s.ddr) + " DDR";
-  return hbm ? bytes(s.hbm) + " HBM" : bytes(s.ddr) + " DDR";
 }
 
 struct LargestShard {
@@ -55,7 +46,7 @@ std::optional<double> best_other_rating(const TableExplanation& t, const Explain
     if (&e == chosen || !e.counts.best_rating) continue;
     if (!best || *e.counts.best_rating < *best) {
       best = e.counts.best_rating;
-      if (which) *which = option_name(e.option);
+      if (which) *which = explained_option_name(e.option);
     }
   }
   return best;
@@ -71,12 +62,6 @@ std::string percent(double part, double whole) {
   return whole > 0 ? fmt::format("{:+.1f}%", 100 * part / whole) : "";
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-  return out;
-}
-
 // "0-7" for 0, 1, ..., 7; consecutive runs shortened, at most 8 items shown.
 std::string rank_runs(const std::vector<int>& ranks) {
   std::vector<std::string> items;
@@ -87,8 +72,8 @@ std::string rank_runs(const std::vector<int>& ranks) {
                               : j == i ? std::to_string(ranks[i]) : fmt::format("{}, {}", ranks[i], ranks[j]));
     i = j + 1;
   }
-  if (items.size() <= 8) return join(items, ", ");
-  return join(std::vector<std::string>(items.begin(), items.begin() + 8), ", ") +
+  if (items.size() <= 8) return join_text(items, ", ");
+  return join_text(std::vector<std::string>(items.begin(), items.begin() + 8), ", ") +
          fmt::format(", ... ({} shards)", ranks.size());
 }
 
@@ -127,7 +112,7 @@ std::string reason_text(const TableExplanation& t, const ExplainedOption& e) {
       return fmt::format("did not fit on any rank: none of the {} proposal{} with it could be placed", n,
                          n == 1 ? "" : "s");
     case OptionVerdict::kExcluded:
-      return "excluded by a constraint: " + join(e.excluded_by, " and ") +
+      return "excluded by a constraint: " + join_text(e.excluded_by, " and ") +
              (e.exceeds_every_rank ? "; fits no rank either" : "");
     case OptionVerdict::kNeverProposed:
       return "never proposed";
@@ -151,7 +136,7 @@ std::string explanations_to_text(const std::vector<TableExplanation>& tables) {
     for (const auto& e : t.options) {
       const LargestShard largest = largest_shard(e.option);
       const Storage total = e.option.total_storage();
-      out += fmt::format("  {:<36}{:>3} shard{}  perf {:.6g} ms, largest shard {:.6g} ms\n", option_name(e.option),
+      out += fmt::format("  {:<36}{:>3} shard{}  perf {:.6g} ms, largest shard {:.6g} ms\n", explained_option_name(e.option),
                          e.option.num_shards(), e.option.num_shards() == 1 ? " " : "s", e.option.total_perf(),
                          largest.perf);
       out += fmt::format("      total {}; largest shard {}\n", storage_text(total, total),

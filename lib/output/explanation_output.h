@@ -1,5 +1,5 @@
 // The two renderings of `shardplan explain`: text (at most 100 columns) and JSON
-// (schemas/explain.schema.json), from planner/table_explanation.h's data.
+// (schemas/explain.schema.json), from planner/advice/table_explanation.h's data.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/names.h"
-#include "planner/table_explanation.h"
+#include "planner/advice/table_explanation.h"
 
 namespace shardplan {
 

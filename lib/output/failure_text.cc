@@ -8,37 +8,20 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "output/storage_words.h"
 #include "output/partition_failure_text.h"
 
 namespace shardplan {
 
 namespace {
 
-std::string bytes(std::int64_t b) { return format_bytes(static_cast<double>(b)); }
-
-// "X HBM + Y DDR", leaving out a resource that `relevant` does not use (so that a
-// table living in HBM is never compared in "0.00 B DDR").
-std::string storage_text(const Storage& s, const Storage& relevant) {
-  const bool hbm = relevant.hbm != 0 || relevant.ddr == 0;
-  const bool ddr = relevant.ddr != 0;
-  if (hbm && ddr) return bytes(s.hbm) + " HBM + " + bytes(s.ddr) + " DDR";
-  return hbm ? bytes(s.hbm) + " HBM" : bytes(s.ddr) + " DDR";
-}
-std::string storage_text(const Storage& s) { return storage_text(s, s); }
-
-std::string option_name(ShardingType type, ComputeKernel kernel) {
+std::string fit_option_name(ShardingType type, ComputeKernel kernel) {
   return fmt::format("{}/{}", name_of(kShardingTypeNames, type), name_of(kComputeKernelNames, kernel));
 }
 
 std::string shards_text(const OptionFit& fit) {
   if (fit.num_shards == 1) return "1 shard of " + storage_text(fit.largest_shard);
   return fmt::format("{} shards of up to {}", fit.num_shards, storage_text(fit.largest_shard));
-}
-
-std::string join(const std::vector<std::string>& items, const std::string& sep) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : sep) + item;
-  return out;
 }
 
 std::string gib_flag(std::int64_t cap) { return fmt::format("{}GiB", cap / kGiB); }
@@ -48,15 +31,15 @@ std::string cap_flags(const CapacityFix& fix) {
   std::vector<std::string> flags;
   if (fix.hbm_cap) flags.push_back("--hbm-cap " + gib_flag(*fix.hbm_cap));
   if (fix.ddr_cap) flags.push_back("--ddr-cap " + gib_flag(*fix.ddr_cap));
-  return join(flags, " ");
+  return join_text(flags, " ");
 }
 
 // "38.15 GiB more HBM and 2.00 GiB more DDR".
 std::string more_text(const Storage& more) {
   std::vector<std::string> parts;
-  if (more.hbm > 0) parts.push_back(bytes(more.hbm) + " more HBM");
-  if (more.ddr > 0) parts.push_back(bytes(more.ddr) + " more DDR");
-  return join(parts, " and ");
+  if (more.hbm > 0) parts.push_back(bytes_text(more.hbm) + " more HBM");
+  if (more.ddr > 0) parts.push_back(bytes_text(more.ddr) + " more DDR");
+  return join_text(parts, " and ");
 }
 
 // torchrec's partitioner messages print Python reprs (Storage(hbm=.., ddr=..), Shard
@@ -91,8 +74,8 @@ const OptionFit& smallest_fit(const std::vector<const OptionFit*>& fits) {
 
 // "a, b or c".
 std::string alternatives(const std::vector<std::string>& items) {
-  if (items.size() < 2) return join(items, "");
-  return join(std::vector<std::string>(items.begin(), items.end() - 1), ", ") + " or " + items.back();
+  if (items.size() < 2) return join_text(items, "");
+  return join_text(std::vector<std::string>(items.begin(), items.end() - 1), ", ") + " or " + items.back();
 }
 
 void add_unique(std::vector<std::string>& list, std::string_view item) {
@@ -105,11 +88,11 @@ void add_unique(std::vector<std::string>& list, std::string_view item) {
 std::string constraint_fix(const TableShortfall& t, const PlanFailure& f, const PlanRun& run) {
   std::vector<std::string> allowed;
   for (const auto& option : run.search_space.enumerated())
-    if (option.fqn() == t.fqn) allowed.push_back(option_name(option.sharding_type, option.compute_kernel));
+    if (option.fqn() == t.fqn) allowed.push_back(fit_option_name(option.sharding_type, option.compute_kernel));
   const std::string name = t.fqn.substr(t.fqn.rfind('.') + 1);
   std::string out = fmt::format(
       "{}: its constraints allow only {}, which no rank holds (largest shard {}, largest free rank {})", t.fqn,
-      join(allowed, ", "), storage_text(t.largest_shard), storage_text(f.largest_rank_free, t.largest_shard));
+      join_text(allowed, ", "), storage_text(t.largest_shard), storage_text(f.largest_rank_free, t.largest_shard));
   std::vector<const OptionFit*> by_types, by_kernels, by_both;
   for (const auto& fit : t.fitting_if_unconstrained)
     (fit.excluded_by.size() > 1 ? by_both : fit.excluded_by[0] == "sharding_types" ? by_types : by_kernels)
@@ -127,8 +110,8 @@ std::string constraint_fix(const TableShortfall& t, const PlanFailure& f, const 
     const OptionFit& example = smallest_fit(fits);
     const char* lead = first ? "fix:" : "or: ";
     first = false;
-    return fmt::format("\n     {} add {} (e.g. {}: {})", lead, join(parts, " and "),
-                       option_name(example.sharding_type, example.compute_kernel), shards_text(example));
+    return fmt::format("\n     {} add {} (e.g. {}: {})", lead, join_text(parts, " and "),
+                       fit_option_name(example.sharding_type, example.compute_kernel), shards_text(example));
   };
   if (!by_types.empty()) out += relaxation(by_types, true, false);
   if (!by_kernels.empty()) out += relaxation(by_kernels, false, true);
@@ -142,7 +125,7 @@ std::string table_fix(const TableShortfall& t, const PlanFailure& f, const PlanR
   if (!t.nearest) return t.fqn + ": has no option";
   const OptionFit& near = *t.nearest;
   std::string out = fmt::format("{}: its nearest option, {} ({}), needs {} per rank", t.fqn,
-                                option_name(near.sharding_type, near.compute_kernel), shards_text(near),
+                                fit_option_name(near.sharding_type, near.compute_kernel), shards_text(near),
                                 more_text(t.fix.more_per_rank));
   if (const std::string flags = cap_flags(t.fix); !flags.empty()) out += ": " + flags;
   return out;
@@ -169,7 +152,7 @@ std::vector<std::string> fix_list(const PlanRun& run, const PlanFailure& f) {
         "be placed (see the last partitioner error): try another partitioner (--partitioner), more devices "
         "(--world-size, now " + std::to_string(run.topology.world_size) + ")";
     if (!f.constrained_tables.empty())
-      placement += ", or fewer constraints on " + join(f.constrained_tables, ", ");
+      placement += ", or fewer constraints on " + join_text(f.constrained_tables, ", ");
     fixes.push_back(placement);
   }
   const auto& reservation = run.result.reservation;

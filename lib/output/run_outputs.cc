@@ -7,7 +7,8 @@
 #include "output/run_summary.h"
 #include "output/stats_json.h"
 #include "output/stats_text.h"
-#include "planner/torchrec_failures.h"
+#include "planner/advice/torchrec_failures.h"
+#include "planner/run.h"
 
 namespace shardplan {
 

@@ -50,7 +50,7 @@ std::vector<std::string> collapse_ranks(const std::vector<int>& ranks) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
+std::string join_stats_parts(const std::vector<std::string>& parts, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i ? sep : "") + parts[i];
   return out;
@@ -77,7 +77,7 @@ std::string reduce_int_list(const std::vector<std::int64_t>& values) {
   }
   parts.push_back(count > 1 ? std::to_string(prev) + "*" + std::to_string(count)
                             : std::to_string(prev));
-  return join(parts, ", ");
+  return join_stats_parts(parts, ", ");
 }
 
 // torchrec's _format_table: every column right-aligned to its widest cell + 3.
@@ -105,7 +105,7 @@ std::vector<std::string> rank_table(const StatsReport& r) {
     t.push_back({std::to_string(rs.rank), gb3(rs.used_hbm) + " (" + format_percent0(rs.hbm_ratio) + ")",
                  gb3(rs.used_ddr) + " (" + format_percent0(rs.ddr_ratio) + ")",
                  perf_breakdown(rs.perf), round_repr(rs.input_mb, 2),
-                 round_repr(rs.output_mb, 2), join(shards, " ")});
+                 round_repr(rs.output_mb, 2), join_stats_parts(shards, " ")});
   }
   return format_table(t);
 }
@@ -136,7 +136,7 @@ std::vector<std::string> parameter_table(const StatsReport& r) {
                  round_repr(p.num_indices, 3), p.is_pooled ? "pooled" : "sequence",
                  p.is_weighted ? "weighted" : "unweighted", p.sharder,
                  std::to_string(p.num_features), dim, std::to_string(p.hash_size),
-                 r.has_plan ? join(collapse_ranks(p.ranks), ",") : "None"});
+                 r.has_plan ? join_stats_parts(collapse_ranks(p.ranks), ",") : "None"});
     if (with_batch_sizes)
       t.back().push_back(p.batch_sizes && !p.batch_sizes->empty() ? reduce_int_list(*p.batch_sizes)
                                                                   : "n/a");
@@ -166,7 +166,7 @@ std::string max_text(const MaxStat& m) {
   // round(int, 3) stays an int in Python.
   std::string value = m.is_int ? std::to_string(python_round_int(m.value)) : round_repr(m.value, 3);
   return value + " ms on " + rank_word(m.ranks.size()) + " " +
-         join(collapse_ranks(m.ranks), ",");
+         join_stats_parts(collapse_ranks(m.ranks), ",");
 }
 
 std::string hbm_text(const HbmStat& s) {
@@ -213,7 +213,7 @@ void maxima_lines(Frame& f, const StatsReport& r) {
   for (std::size_t i = r.peak_tiers.size(); i-- > 0;) {
     const auto& tier = r.peak_tiers[i];
     f.row("Top Tier #" + std::to_string(i + 1) + " Estimated Peak HBM Pressure: " + gb3(tier.bytes) +
-          " GB on " + rank_word(tier.ranks.size()) + " " + join(collapse_ranks(tier.ranks), ","));
+          " GB on " + rank_word(tier.ranks.size()) + " " + join_stats_parts(collapse_ranks(tier.ranks), ","));
   }
 }
 

@@ -54,7 +54,7 @@ std::vector<std::string> to_names(const NameTable<Enum, N>&, const std::vector<E
   return out;
 }
 
-std::string join(const std::vector<std::string>& names) {
+std::string bracketed_names(const std::vector<std::string>& names) {
   std::string out = "[";
   for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   return out + "]";
@@ -79,8 +79,8 @@ std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig*
   const auto constrained = to_names(kShardingTypeNames, *c->sharding_types);
   auto out = memo.intersection(constrained, allowed);
   if (out.empty())
-    notes.lines.push_back("constrained sharding types " + join(constrained) +
-                          ", allowed sharding types " + join(allowed));
+    notes.lines.push_back("constrained sharding types " + bracketed_names(constrained) +
+                          ", allowed sharding types " + bracketed_names(allowed));
   return out;
 }
 
@@ -103,7 +103,7 @@ std::vector<std::string> filter_compute_kernels(const ParameterConstraintsConfig
   if (has_dense && has_fused) out.erase(std::find(out.begin(), out.end(), "dense"));
   if (out.empty())
     notes.lines.push_back("for " + sharding_type + ": constrained compute kernels " +
-                          join(constrained) + ", allowed compute kernels " + join(allowed));
+                          bracketed_names(constrained) + ", allowed compute kernels " + bracketed_names(allowed));
   return out;
 }
 
@@ -168,14 +168,7 @@ std::vector<std::int64_t> device_memory_sizes(const Topology& topology) {
 
 std::optional<CacheParams> resolve_cache_params(const ParameterConstraintsConfig* c) {
   if (!c || !c->cache_params) return std::nullopt;
-  const CacheParamsConfig& in = *c->cache_params;
-  CacheParams out;
-  out.load_factor = in.load_factor;
-  out.algorithm = in.algorithm;
-  out.reserved_memory = in.reserved_memory;
-  out.precision = in.precision;
-  out.prefetch_pipeline = in.prefetch_pipeline;
-  return out;
+  return *c->cache_params;
 }
 
 // Options of one table, unestimated; independent of every other table.
@@ -353,6 +346,13 @@ PartitionBy partition_by_of(ShardingType t) {
     case ShardingType::kGridShard: return PartitionBy::kMultiHost;
   }
   return PartitionBy::kDevice;
+}
+
+std::unique_ptr<Enumerator> make_enumerator(EnumeratorKind kind) {
+  switch (kind) {
+    case EnumeratorKind::kEmbedding: return std::make_unique<EmbeddingEnumerator>();
+  }
+  return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }
 
 }  // namespace shardplan

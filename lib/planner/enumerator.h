@@ -3,6 +3,7 @@
 // compute kernel) pair of every table, laid out in shards and estimated.
 #pragma once
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,5 +47,28 @@ PartitionBy partition_by_of(ShardingType type);
 std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const Topology& topology,
                                               const std::vector<const ShardEstimator*>& estimators,
                                               const Parallelism& parallelism = {});
+
+// torchrec's EmbeddingEnumerator as the Enumerator stage: enumerate_options.
+class EmbeddingEnumerator final : public Enumerator {
+ public:
+  std::vector<ShardingOption> enumerate(const PlanningInput& input, const Topology& topology,
+                                        const std::vector<const ShardEstimator*>& estimators,
+                                        const Parallelism& parallelism) const override {
+    return enumerate_options(input, topology, estimators, parallelism);
+  }
+};
+
+// The enumerators there are (one today; the table names the stage's default as
+// every other stage's table does).
+enum class EnumeratorKind { kEmbedding };
+
+inline constexpr NameTable<EnumeratorKind, 1> kEnumeratorNames{{
+    {EnumeratorKind::kEmbedding, "embedding",
+     "every allowed (sharding type, compute kernel) pair of every table, laid out and estimated",
+     "EmbeddingEnumerator"},
+}};
+
+// The enumerator of `kind`.
+std::unique_ptr<Enumerator> make_enumerator(EnumeratorKind kind = EnumeratorKind::kEmbedding);
 
 }  // namespace shardplan

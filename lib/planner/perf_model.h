@@ -9,15 +9,6 @@
 
 namespace shardplan {
 
-// Rates a placed proposal; the planner keeps the proposal with the lowest rating.
-class PerfModel {
- public:
-  virtual ~PerfModel() = default;
-  // The rating of `proposal` (ids into `space`) placed by `placement`.
-  virtual double rate(const SearchSpace& space, const Proposal& proposal, const Placement& placement,
-                      int world_size) const = 0;
-};
-
 // torchrec's NoopPerfModel: per rank, the sum of its shards' perf totals (in
 // proposal then shard order); the rating is the largest of those sums.
 class NoopPerfModel final : public PerfModel {

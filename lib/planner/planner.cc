@@ -128,7 +128,8 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   std::optional<Proposal> best_proposal;
   Placement best_placement;
   std::optional<Proposal> last_failed;
-  ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, space, proposers_, keyer, parallelism_);
+  ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, space, proposers_, keyer, parallelism_,
+                              partition_every_proposal_);
 
   for (std::size_t k = 0; k < proposers_.size(); ++k) {
     Proposer& proposer = *proposers_[k];

@@ -21,7 +21,7 @@
 namespace shardplan {
 
 // One sharding option of a table that does not fit, as far as fitting goes
-// (filled by planner/failure_fixes.h, only when planning failed).
+// (filled by planner/advice/failure_fixes.h, only when planning failed).
 struct OptionFit {
   ShardingType sharding_type = ShardingType::kTableWise;
   ComputeKernel compute_kernel = ComputeKernel::kFused;
@@ -47,7 +47,7 @@ struct TableShortfall {
   std::string fqn;
   Storage smallest_option;
   Storage largest_shard;
-  // Filled by planner/failure_fixes.h: the table's constraint keys that narrow its
+  // Filled by planner/advice/failure_fixes.h: the table's constraint keys that narrow its
   // options, the options they remove that would fit the largest free rank, and the
   // allowed option needing the least extra capacity with that capacity.
   std::vector<std::string> constraint_keys;
@@ -58,7 +58,7 @@ struct TableShortfall {
 
 // Where planning stopped without a plan.
 // kCrash: an input on which torchrec's planner dies with an exception of
-// Python's own (see planner/torchrec_failures.h); shardplan reports it instead.
+// Python's own (see planner/advice/torchrec_failures.h); shardplan reports it instead.
 enum class FailureStage { kReservation, kProposer, kPlan, kCrash };
 
 inline constexpr NameTable<FailureStage, 4> kFailureStageNames{{
@@ -84,7 +84,7 @@ struct PlanFailure {
   Storage global_available;          // sum of the reserved capacities
   Storage largest_rank_free;         // component-wise max of reserved per-rank capacities
   std::vector<TableShortfall> tables;  // tables none of whose options fit a rank
-  // Filled by planner/failure_fixes.h when the smallest proposal exceeds the
+  // Filled by planner/advice/failure_fixes.h when the smallest proposal exceeds the
   // storage of all ranks together.
   std::optional<CapacityFix> total_fix;
   std::vector<std::string> constrained_tables;  // fqns with sharding_types / compute_kernels constraints
@@ -138,6 +138,12 @@ class EmbeddingShardingPlanner {
   // `progress` hears of each proposer started and each proposal tried (none by default).
   void set_progress_observer(ProgressObserver progress) { progress_ = std::move(progress); }
 
+  // No partitioner can place a proposal needing more storage than all devices
+  // hold, so the planner answers those without calling partition() (the default);
+  // true: partition() sees them anyway (a partitioner that observes what
+  // torchrec would do, planner/advice/torchrec_failures.h).
+  void set_partition_every_proposal(bool every) { partition_every_proposal_ = every; }
+
  private:
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
@@ -151,6 +157,7 @@ class EmbeddingShardingPlanner {
   NoopPerfModel perf_model_;
   ProposalObserver* observer_ = nullptr;
   ProgressObserver progress_;
+  bool partition_every_proposal_ = false;
 };
 
 // The proposers named in options.proposers, in order.

@@ -15,8 +15,10 @@ namespace shardplan {
 ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model,
                                      const Topology& constraint, const SearchSpace& space,
                                      const std::vector<std::unique_ptr<Proposer>>& proposers,
-                                     const ProposalKeyer& keyer, const Parallelism& parallelism)
+                                     const ProposalKeyer& keyer, const Parallelism& parallelism,
+                                     bool partition_every_proposal)
     : partitioner_(partitioner),
+      partition_every_proposal_(partition_every_proposal),
       perf_model_(perf_model),
       constraint_(constraint),
       space_(space),
@@ -78,7 +80,7 @@ Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, PartitionWo
   Evaluation out;
   // More storage than all devices together: no partitioner can place it, and the
   // loop needs only the verdict (the text of the last failure comes from plan()).
-  if (!partitioner_.sees_every_proposal()) {
+  if (!partition_every_proposal_) {
     Storage needed;
     for (OptionId id : proposal) needed += space_.total_storage(id);
     if (!needed.fits_in(capacity_)) return out;

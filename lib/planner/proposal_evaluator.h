@@ -35,7 +35,8 @@ class ProposalEvaluator {
   // no longer grows) on `constraint`.
   ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model, const Topology& constraint,
                     const SearchSpace& space, const std::vector<std::unique_ptr<Proposer>>& proposers,
-                    const ProposalKeyer& keyer, const Parallelism& parallelism);
+                    const ProposalKeyer& keyer, const Parallelism& parallelism,
+                    bool partition_every_proposal = false);
   ~ProposalEvaluator();
 
   // Called before proposer `index` proposes.
@@ -75,6 +76,7 @@ class ProposalEvaluator {
   void evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known);
 
   const Partitioner& partitioner_;
+  bool partition_every_proposal_;  // also those needing more than capacity_
   const PerfModel& perf_model_;
   const Topology& constraint_;
   const SearchSpace& space_;

@@ -6,14 +6,13 @@
 #include <fmt/format.h>
 
 #include "planner/enumerator.h"
-#include "planner/failure_fixes.h"
-#include "planner/partitioners/optimizing/optimize_plan.h"
+#include "planner/advice/failure_fixes.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/perf_estimator.h"
 #include "planner/reservations/storage_reservation.h"
 #include "planner/storage_estimator.h"
 #include "planner/topology.h"
-#include "planner/torchrec_failures.h"
+#include "planner/advice/torchrec_failures.h"
 
 namespace shardplan {
 
@@ -27,22 +26,14 @@ struct Estimators {
   std::vector<const ShardEstimator*> list() const { return {&perf, &storage}; }
 };
 
-// The optimizing partitioner's second half: its search over placement and
-// options, from the planner's best (greedy-placed) plan.
-void improve_plan(PlanRun& run, const PartitionerOptions& options) {
+// The refinement stage composed after the partitioner: it improves the planner's
+// best plan over the enumerated options.
+void refine_plan(PlanRun& run, const PlanRefiner& refiner) {
   if (!run.result.ok() || run.result.plan.empty() || !run.result.reservation) return;
   run.phases.restart();
-  optimizing::OptimizeOptions search;
-  search.time_budget_seconds = options.time_budget_seconds;
-  optimizing::OptimizeResult improved =
-      optimizing::optimize_plan(run.result.plan, run.search_space.enumerated(), run.result.reservation->reserved, search);
-  if (improved.improved) {
-    run.result.plan = std::move(improved.plan);
-    run.result.perf_rating = improved.perf_rating;
-  }
-  run.phases.mark(fmt::format("optimize placement and options ({} of {} work, {} options changed{})",
-                              improved.work_used, improved.work_budget, improved.options_changed,
-                              improved.stopped_by_clock ? ", stopped by --time-budget" : ""));
+  RefinementOutcome outcome = refiner.refine(run.result.plan, run.result.perf_rating, run.search_space.enumerated(),
+                                             run.result.reservation->reserved);
+  run.phases.mark(outcome.summary);
 }
 
 }  // namespace
@@ -50,7 +41,7 @@ void improve_plan(PlanRun& run, const PartitionerOptions& options) {
 std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, const Topology& topology,
                                                    const Parallelism& parallelism) {
   Estimators estimators;
-  return enumerate_options(input, topology, estimators.list(), parallelism);
+  return make_enumerator()->enumerate(input, topology, estimators.list(), parallelism);
 }
 
 PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, ProposalObserver* observer,
@@ -63,7 +54,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
   std::exception_ptr enumeration_failure;  // any other exception of torchrec's enumerate()
   if (progress) progress(PlanProgress{});  // enumerating
   try {
-    run.search_space = SearchSpace(enumerate_options(input, run.topology, estimators.list(), parallelism));
+    run.search_space = SearchSpace(make_enumerator()->enumerate(input, run.topology, estimators.list(), parallelism));
   } catch (const EnumerationError& e) {
     run.enumeration_error = e.what();
   } catch (const std::exception&) {
@@ -82,6 +73,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
   if (!run.enumeration_error && !run.result.failure) {
     auto reservation = make_storage_reservation(input.planner.storage_reservation);
     auto real_partitioner = make_partitioner(input.planner.partitioner);
+    auto refiner = make_refiner(input.planner.partitioner);
     std::optional<MultiHostCrashGuard> guard;
     if (multi_host_crash_possible(run.topology, run.search_space)) guard.emplace(*real_partitioner);
     Partitioner* partitioner = guard ? static_cast<Partitioner*>(&*guard) : real_partitioner.get();
@@ -94,6 +86,9 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
                                      parallelism);
     planner.set_observer(observer);
     planner.set_progress_observer(progress);
+    // The guard observes every proposal torchrec would partition, also those
+    // needing more storage than all devices hold.
+    if (guard) planner.set_partition_every_proposal(true);
     run.result = planner.plan(run.topology, input.model, run.search_space);
     if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
       run.result.plan.clear();
@@ -103,7 +98,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     if (run.result.failure && run.result.failure->stage == FailureStage::kPlan)
       describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space.enumerated());
     run.phases.append(run.result.phases);
-    if (input.planner.partitioner.type == PartitionerKind::kOptimizing) improve_plan(run, input.planner.partitioner);
+    if (refiner) refine_plan(run, *refiner);
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();
       run.bound = compute_lower_bound(bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));
@@ -113,6 +108,17 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return run;
+}
+
+bool torchrec_logs_stats(const PlanRun& run) {
+  if (run.enumeration_error) return false;
+  if (run.result.failure) {
+    const FailureStage stage = run.result.failure->stage;
+    // reserve() and Proposer.load() raise, and a crash raises, before the stats.
+    return stage == FailureStage::kPlan;
+  }
+  // Nothing shardable: plan() returns ShardingPlan({}) before any stats.
+  return !run.search_space.empty();
 }
 
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input) {
@@ -128,7 +134,7 @@ StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input) {
   in.run_time_seconds = run.seconds;
   in.constraints = &input.model.constraints;
   in.is_inference = input.planner.is_inference;
-  return compute_stats_report(in);
+  return make_stats()->log(in);
 }
 
 }  // namespace shardplan

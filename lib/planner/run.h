@@ -45,6 +45,12 @@ struct PlanRun {
 PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {},
                  ProposalObserver* observer = nullptr, const ProgressObserver& progress = {});
 
+// Whether torchrec logs EmbeddingStats for this run: it does after the proposal
+// loop (with the best plan, or with the last failed proposal), but not when it
+// returns early with ShardingPlan({}) because nothing is shardable, nor when
+// reserve(), enumerate() or a partitioner raises before the loop ends.
+bool torchrec_logs_stats(const PlanRun& run);
+
 // The EmbeddingStats report of a run (also for failed runs, as torchrec logs it).
 StatsReport stats_report_of(const PlanRun& run, const PlanningInput& input);
 

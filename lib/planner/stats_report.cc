@@ -518,4 +518,11 @@ StatsReport compute_stats_report(const StatsInput& in) {
   return report;
 }
 
+std::unique_ptr<Stats> make_stats(StatsKind kind) {
+  switch (kind) {
+    case StatsKind::kEmbedding: return std::make_unique<EmbeddingStats>();
+  }
+  return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
+}
+
 }  // namespace shardplan

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -159,6 +160,23 @@ struct StatsReport {
 // Computes the report as torchrec's EmbeddingStats.log does (same arithmetic and
 // order of summation, so rounded figures agree).
 StatsReport compute_stats_report(const StatsInput& input);
+
+// torchrec's EmbeddingStats as the Stats stage: compute_stats_report.
+class EmbeddingStats final : public Stats {
+ public:
+  StatsReport log(const StatsInput& input) const override { return compute_stats_report(input); }
+};
+
+// The stats reports there are (one today; the table names the stage's default as
+// every other stage's table does).
+enum class StatsKind { kEmbedding };
+
+inline constexpr NameTable<StatsKind, 1> kStatsNames{{
+    {StatsKind::kEmbedding, "embedding", "torchrec's EmbeddingStats table, as data", "EmbeddingStats"},
+}};
+
+// The stats report of `kind`.
+std::unique_ptr<Stats> make_stats(StatsKind kind = StatsKind::kEmbedding);
 
 // torchrec's abbreviation of a sharding type ("TW", "TWRW", "GS", ...).
 std::string sharding_type_abbr(ShardingType type);

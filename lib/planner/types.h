@@ -3,9 +3,14 @@
 //   Topology -> Enumerator (ShardingOptions, estimated by ShardEstimators, owned
 //   by a SearchSpace that gives each an OptionId) -> StorageReservation ->
 //   Proposer / Partitioner / PerfModel loop over proposals of option ids -> Stats.
+// One stage torchrec does not have, PlanRefiner, may follow the loop (the
+// "optimizing" partitioner is greedy placement plus a refinement). Each stage's
+// implementations sit in the file or folder of its name; advice/ and bounds/
+// read the stages' results and nothing here includes them.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -13,6 +18,7 @@
 
 #include "common/names.h"
 #include "config/config.h"
+#include "planner/parallelism.h"
 #include "planner/placement.h"
 #include "planner/shards/shard_layout.h"
 
@@ -94,15 +100,6 @@ struct Shard {
   std::optional<int> rank;
 };
 
-// torchrec's CacheParams, resolved for one option.
-struct CacheParams {
-  std::optional<double> load_factor;
-  std::optional<CacheAlgorithm> algorithm;
-  std::optional<double> reserved_memory;
-  std::optional<DataType> precision;
-  std::optional<bool> prefetch_pipeline;
-};
-
 // One way of sharding one table (torchrec's ShardingOption).
 struct ShardingOption {
   std::string name;         // table name
@@ -118,7 +115,7 @@ struct ShardingOption {
   PartitionBy partition_by = PartitionBy::kDevice;
   ComputeKernel compute_kernel = ComputeKernel::kFused;
   std::vector<Shard> shards;
-  std::optional<CacheParams> cache_params;
+  std::optional<CacheParams> cache_params;  // config/config.h; the table's constraints give it
   std::optional<bool> enforce_hbm;
   std::optional<bool> stochastic_rounding;
   std::optional<BoundsCheckMode> bounds_check_mode;
@@ -198,6 +195,19 @@ class ShardEstimator {
  public:
   virtual ~ShardEstimator() = default;
   virtual void estimate(ShardingOption& option, const EstimatorContext& context) const = 0;
+};
+
+// torchrec's Enumerator: every sharding option of every table, its shards laid
+// out, estimated by `estimators` in order. Implementation: EmbeddingEnumerator
+// (enumerator.h), chosen by name from kEnumeratorNames.
+class Enumerator {
+ public:
+  virtual ~Enumerator() = default;
+  // The options of `input` on `topology`; throws EnumerationError (enumerator.h)
+  // when the constraints leave a table without options.
+  virtual std::vector<ShardingOption> enumerate(const PlanningInput& input, const Topology& topology,
+                                                const std::vector<const ShardEstimator*>& estimators,
+                                                const Parallelism& parallelism) const = 0;
 };
 
 // An option's id in the SearchSpace (search_space.h) that owns it.
@@ -284,10 +294,107 @@ class Partitioner {
     std::unique_ptr<PartitionWorkspace> workspace = make_workspace();
     return partition(space, proposal, storage_constraint, workspace.get());
   }
-  // No partitioner can place a proposal needing more storage than all devices
-  // hold, so the planner answers those without calling partition(); true when
-  // partition() must see them anyway (it observes what torchrec would do).
-  virtual bool sees_every_proposal() const { return false; }
+};
+
+
+// torchrec's StorageReservation: given the full topology and the model, returns
+// the capacities left per rank for the sharded tables. Must not mutate its inputs.
+// Implementations: reservations/ (make_storage_reservation, kReservationPolicyNames).
+// A reservation's answer: the reserved topology, or why none exists (torchrec
+// raises PlannerError INSUFFICIENT_STORAGE when HBM goes negative).
+struct ReservationOutcome {
+  bool ok = true;
+  ReservationResult result;  // filled also on failure (dense/kjt figures)
+  PlannerErrorType error_type = PlannerErrorType::kInsufficientStorage;
+  std::string message;
+};
+
+class StorageReservation {
+ public:
+  virtual ~StorageReservation() = default;
+  virtual ReservationOutcome reserve(const Topology& topology, const ModelConfig& model) const = 0;
+};
+
+// torchrec's Proposer: proposes one sharding option per table, learns from the
+// partitioner's verdict, proposes again until it has nothing left.
+// Implementations: proposers/ (make_proposer, kProposerNames).
+// Re-estimates one option in place after a proposer changed its kernel or cache
+// (torchrec's Enumerator.populate_estimates for a single option).
+using OptionEstimator = std::function<void(ShardingOption&)>;
+
+// What the planner tells a proposer about its last proposal (torchrec's feedback()).
+struct ProposerFeedback {
+  bool partitionable = false;
+  const Proposal* plan = nullptr;  // the proposal that was rated or failed
+  std::optional<double> perf_rating;
+  const Topology* storage_constraint = nullptr;
+};
+
+// A proposer: load() once with the search space, then alternate propose() /
+// feedback(). Proposals are ids into the search space.
+class Proposer {
+ public:
+  virtual ~Proposer() = default;
+  // Groups the search space; returns an error message when the proposer cannot
+  // work on it (torchrec raises there), else nullopt. `estimator` may be null.
+  // Options the proposer derives (changed kernel or cache, re-estimated) are
+  // added to `space` here, before anything is proposed; the planner loads the
+  // proposers one at a time, so their ids do not depend on threads.
+  virtual std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) = 0;
+  // The next proposal, or nullopt when the proposer is done.
+  virtual std::optional<Proposal> propose() = 0;
+  // The verdict on the last proposal.
+  virtual void feedback(const ProposerFeedback& feedback) = 0;
+  // Up to `n` proposals that propose() will return next (the current one first)
+  // when the verdicts do not change the sequence, only possibly end it early; the
+  // planner evaluates them ahead, in parallel. Empty when the proposer cannot tell.
+  virtual std::vector<Proposal> lookahead(std::size_t /*n*/) const { return {}; }
+  // An independent copy in the current state, which given the same verdicts
+  // proposes exactly what this one will. nullptr when the proposer cannot be copied.
+  virtual std::unique_ptr<Proposer> clone() const { return nullptr; }
+};
+
+// torchrec's PerfModel: one number per placed proposal, lower is better.
+// Implementation: NoopPerfModel (perf_model.h).
+// Rates a placed proposal; the planner keeps the proposal with the lowest rating.
+class PerfModel {
+ public:
+  virtual ~PerfModel() = default;
+  // The rating of `proposal` (ids into `space`) placed by `placement`.
+  virtual double rate(const SearchSpace& space, const Proposal& proposal, const Placement& placement,
+                      int world_size) const = 0;
+};
+
+struct StatsInput;   // stats_report.h
+struct StatsReport;  // stats_report.h
+
+// torchrec's Stats: the report of a finished run, as data (lib/output renders
+// it). Implementation: EmbeddingStats (stats_report.h), chosen by name from kStatsNames.
+class Stats {
+ public:
+  virtual ~Stats() = default;
+  // The report of the plan (or last failed proposal) that `input` describes.
+  virtual StatsReport log(const StatsInput& input) const = 0;
+};
+
+// What a refinement did to the plan it was given.
+struct RefinementOutcome {
+  bool improved = false;  // false: the plan and its rating are unchanged
+  std::string summary;    // one line for the phase times ("optimize placement ... (figures)")
+};
+
+// A refinement (shardplan's own stage; torchrec has none): composed after a
+// partitioner, it improves the best plan of the proposal loop. Implementation:
+// OptimizingRefiner (refiners/optimizing_refiner.h), which the partitioner name
+// "optimizing" composes after the greedy partitioner (make_refiner).
+class PlanRefiner {
+ public:
+  virtual ~PlanRefiner() = default;
+  // Improves `plan` (every shard placed within `reserved`, rated `perf_rating`)
+  // in place, choosing each table's option among `options`; never makes the
+  // rating worse.
+  virtual RefinementOutcome refine(std::vector<ShardingOption>& plan, double& perf_rating,
+                                   const std::vector<ShardingOption>& options, const Topology& reserved) const = 0;
 };
 
 }  // namespace shardplan

@@ -21,7 +21,7 @@ constexpr std::size_t kResultColumnCount = std::size(kResultColumns);
 constexpr std::size_t kLeadingColumns = 3;  // sweep, index, points
 
 template <typename T>
-Json optional_json(const std::optional<T>& value) {
+Json optional_row_json(const std::optional<T>& value) {
   return value ? Json(*value) : Json(nullptr);
 }
 
@@ -53,13 +53,13 @@ Json row_json(const SweepRowContext& context, const SweepPointResult& p, const s
   const Json results[] = {Json(p.feasible),
                           text_or_null(p.failure),
                           text_or_null(p.failure_stage),
-                          optional_json(p.max_rank_perf_ms),
-                          optional_json(p.max_hbm_bytes),
-                          optional_json(p.max_hbm_fraction),
-                          optional_json(p.max_ddr_bytes),
-                          optional_json(p.max_ddr_fraction),
-                          optional_json(p.imbalance),
-                          optional_json(p.throughput_samples_per_s),
+                          optional_row_json(p.max_rank_perf_ms),
+                          optional_row_json(p.max_hbm_bytes),
+                          optional_row_json(p.max_hbm_fraction),
+                          optional_row_json(p.max_ddr_bytes),
+                          optional_row_json(p.max_ddr_fraction),
+                          optional_row_json(p.imbalance),
+                          optional_row_json(p.throughput_samples_per_s),
                           Json(p.proposals),
                           text_or_null(plan_file)};
   for (std::size_t c = 0; c < kResultColumnCount; ++c) row[kResultColumns[c]] = results[c];

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config_test_util.h"
-#include "planner/table_explanation.h"
+#include "planner/advice/table_explanation.h"
 #include "support/golden.h"
 #include "support/json_schema.h"
 #include "support/run_binary.h"

@@ -9,21 +9,16 @@
 #include "config/config_test_util.h"
 #include "config/loader.h"
 #include "support/golden.h"
+#include "support/run_binary.h"
 
 using namespace shardplan;
 using shardplan::testing::problems_of;
+using shardplan::testing::slurp;
 using shardplan::testing::write_scratch;
 
 using Lines = std::vector<std::string>;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // Validates `text` as `file`; a problem other than InputError fails the test.
 void expect_no_crash(const std::string& file, const std::string& text) {

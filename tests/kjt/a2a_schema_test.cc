@@ -23,7 +23,7 @@ std::set<std::string> keys_of(const json& object_schema) {
   return out;
 }
 
-std::set<std::string> as_set(const std::vector<std::string>& names) { return {names.begin(), names.end()}; }
+std::set<std::string> name_set(const std::vector<std::string>& names) { return {names.begin(), names.end()}; }
 
 // Inputs covering every optional part: weights, dtypes, stagger, feature_layout, both protocols.
 const char* const kInputs[] = {
@@ -41,9 +41,9 @@ const char* const kInputs[] = {
 
 TEST_CASE("a2a schemas: keys and enums equal the reader's lists and the name tables", "[kjt][a2a]") {
   json input = load_schema("a2a-input.schema.json");
-  CHECK(keys_of(input) == as_set(shardplan::kjt::a2a_input_keys("")));
-  CHECK(keys_of(input["properties"]["dtypes"]) == as_set(shardplan::kjt::a2a_input_keys("dtypes")));
-  CHECK(keys_of(input["$defs"]["input"]) == as_set(shardplan::kjt::a2a_input_keys("input")));
+  CHECK(keys_of(input) == name_set(shardplan::kjt::a2a_input_keys("")));
+  CHECK(keys_of(input["properties"]["dtypes"]) == name_set(shardplan::kjt::a2a_input_keys("dtypes")));
+  CHECK(keys_of(input["$defs"]["input"]) == name_set(shardplan::kjt::a2a_input_keys("input")));
   CHECK(input["$defs"]["dtype"]["enum"].get<std::vector<std::string>>() == names_of(shardplan::kjt::kDtypeNames));
   CHECK(input["$defs"]["protocol"]["enum"].get<std::vector<std::string>>() ==
         names_of(shardplan::kjt::kProtocolNames));

@@ -14,6 +14,7 @@
 
 #include "config/loader.h"
 #include "planner/enumerator.h"
+#include "planner/perf_estimator.h"
 #include "planner/storage_estimator.h"
 #include "planner/topology.h"
 #include "support/golden.h"
@@ -256,9 +257,6 @@ TEST_CASE("enumerator matches the options torchrec planned in the scale cases",
 
 }  // namespace shardplan
 
-#if __has_include("planner/perf_estimator.h")
-#include "planner/perf_estimator.h"
-
 namespace shardplan {
 
 // End to end with both estimators (storage, then perf): every perf figure of every
@@ -367,4 +365,3 @@ TEST_CASE("enumerated scale options carry torchrec's perf", "[enumerator][parity
 }
 
 }  // namespace shardplan
-#endif

@@ -125,7 +125,7 @@ TEST_CASE("option fields: element size, weighting, inputs, cache params", "[enum
   ParameterConstraintsConfig c;
   c.is_weighted = true;
   c.pooling_factors = {3.0, 5.0};
-  c.cache_params = CacheParamsConfig{0.3, CacheAlgorithm::kLfu, std::nullopt, std::nullopt, std::nullopt};
+  c.cache_params = CacheParams{0.3, CacheAlgorithm::kLfu, std::nullopt, std::nullopt, std::nullopt};
   in.model.constraints["a"] = c;
   const auto options = run(in);
   for (const auto& o : options) {

@@ -16,7 +16,7 @@
 namespace shardplan::testing {
 namespace {
 
-struct Planned {
+struct DeterminismRun {
   std::string file;  // the plan file text, or the failure explanation
   int num_proposals = 0;
   int num_plans = 0;
@@ -27,7 +27,7 @@ struct Planned {
 // proposal, later proposers walked ahead by copies on a second thread.
 enum class Use { kPerProposal, kWalkAhead };
 
-Planned plan_with_threads(const PlanningInput& input, int threads, Use use) {
+DeterminismRun plan_with_threads(const PlanningInput& input, int threads, Use use) {
   ThreadPool pool(threads);
   Parallelism parallelism{&pool};
   if (use == Use::kPerProposal) {
@@ -35,7 +35,7 @@ Planned plan_with_threads(const PlanningInput& input, int threads, Use use) {
     parallelism.walk_max_shards = 0;
   }
   PlanRun run = run_plan(input, parallelism);
-  Planned out{"", run.result.num_proposals, run.result.num_plans};
+  DeterminismRun out{"", run.result.num_proposals, run.result.num_plans};
   if (!run.ok()) {
     out.file = explain_failure(run);
     return out;
@@ -64,9 +64,9 @@ TEST_CASE("the plan is byte-identical for any thread count", "[determinism]") {
     PlanningInput stopping = input;
     stopping.planner.greedy_threshold = 3;
     for (const PlanningInput* in : std::initializer_list<const PlanningInput*>{&input, &stopping}) {
-      const Planned serial = plan_with_threads(*in, 1, Use::kWalkAhead);
+      const DeterminismRun serial = plan_with_threads(*in, 1, Use::kWalkAhead);
       for (Use use : {Use::kPerProposal, Use::kWalkAhead}) {
-        const Planned parallel = plan_with_threads(*in, 4, use);
+        const DeterminismRun parallel = plan_with_threads(*in, 4, use);
         INFO("case " << name << (in == &stopping ? " with greedy threshold 3" : "")
                      << (use == Use::kWalkAhead ? ", walked ahead" : ", per proposal"));
         CHECK(serial.num_proposals > 0);

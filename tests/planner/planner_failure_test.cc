@@ -4,11 +4,9 @@
 #include "config/loader.h"
 #include "output/failure_text.h"
 #include "output/partition_failure_text.h"
+#include "planner/partitioners/partitioner_factory.h"
 #include "planner/planner.h"
 #include "planner/planner_parity_support.h"
-
-#if __has_include("planner/partitioners/partitioner_factory.h")
-#include "planner/partitioners/partitioner_factory.h"
 
 namespace shardplan::testing {
 namespace {
@@ -54,4 +52,3 @@ TEST_CASE("infeasible cases report the failing tables and the largest free rank"
 
 }  // namespace
 }  // namespace shardplan::testing
-#endif

@@ -11,15 +11,10 @@
 #include "planner/planner_parity_support.h"
 #include "planner/reservations/storage_reservation.h"
 
-#if __has_include("planner/partitioners/partitioner_factory.h")
 #include "planner/partitioners/partitioner_factory.h"
-#define SHARDPLAN_HAVE_PARTITIONERS 1
-#endif
 
 namespace shardplan::testing {
 namespace {
-
-#ifdef SHARDPLAN_HAVE_PARTITIONERS
 
 std::string perf_diff(const std::string& where, const nlohmann::json& want, const Perf& got) {
   const std::pair<const char*, double> parts[] = {{"fwd_compute", got.fwd_compute},
@@ -189,11 +184,6 @@ TEST_CASE("planner loop matches torchrec's plan on every golden case", "[planner
   check_every_case(golden_cases(), "planner loop parity (golden options as the search space)", compare_plan);
 }
 
-#else
-TEST_CASE("planner loop parity needs the partitioners", "[planner][planner-parity]") {
-  WARN("planner/partitioners/partitioner_factory.h not present: planner parity skipped");
-}
-#endif
 
 }  // namespace
 }  // namespace shardplan::testing

@@ -48,7 +48,7 @@ std::vector<std::string> generate_cases() {
 
 // stderr without the EmbeddingStats table (its lines start with '#', and its
 // "ran for" figure is a timing).
-std::string without_stats(const std::string& err) {
+std::string without_stats_line(const std::string& err) {
   std::istringstream in(err);
   std::string line, out;
   while (std::getline(in, line))
@@ -204,7 +204,7 @@ TEST_CASE("random models: exit codes, exact shard coverage, per-rank totals, cap
     fs::remove(out1);
     fs::remove(out2);
     const RunResult first = run_shardplan("plan --config '" + path + "' -o '" + out1 + "' --stats text");
-    INFO("stderr: " << without_stats(first.err));
+    INFO("stderr: " << without_stats_line(first.err));
     ++exit_codes[first.exit_code];
     CHECK((first.exit_code == 0 || first.exit_code == 1 || first.exit_code == 2));
     CHECK(first.err.find("internal error") == std::string::npos);
@@ -213,7 +213,7 @@ TEST_CASE("random models: exit codes, exact shard coverage, per-rank totals, cap
 
     const RunResult second = run_shardplan("plan --config '" + path + "' -o '" + out2 + "' --stats none --threads 1");
     CHECK(second.exit_code == first.exit_code);
-    CHECK(second.err == without_stats(first.err));
+    CHECK(second.err == without_stats_line(first.err));
     if (first.exit_code == 0) CHECK(slurp(out2) == slurp(out1));
   }
   // The generator is meant to reach both plans and infeasible models; a change

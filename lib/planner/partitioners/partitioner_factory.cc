@@ -1,5 +1,7 @@
 #include "planner/partitioners/partitioner_factory.h"
 
+#include "planner/refiners/optimizing_refiner.h"
+
 namespace shardplan {
 
 std::unique_ptr<Partitioner> make_partitioner(const PartitionerOptions& options) {
@@ -11,7 +13,19 @@ std::unique_ptr<Partitioner> make_partitioner(const PartitionerOptions& options)
       return std::make_unique<MemoryBalancedPartitioner>(options.max_search_count, options.tolerance,
                                                          options.balance_modules);
     case PartitionerKind::kOptimizing:
-      return std::make_unique<OptimizingPartitioner>(options);
+      // The start of the search: greedy's placement of every proposal.
+      return std::make_unique<GreedyPerfPartitioner>(options.sort_by, options.balance_modules);
+  }
+  return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
+}
+
+std::unique_ptr<PlanRefiner> make_refiner(const PartitionerOptions& options) {
+  switch (options.type) {
+    case PartitionerKind::kGreedy:
+    case PartitionerKind::kMemoryBalanced:
+      return nullptr;
+    case PartitionerKind::kOptimizing:
+      return std::make_unique<OptimizingRefiner>(options.time_budget_seconds);
   }
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }

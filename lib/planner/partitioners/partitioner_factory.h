@@ -7,12 +7,16 @@
 #include "config/config.h"
 #include "planner/partitioners/greedy_perf_partitioner.h"
 #include "planner/partitioners/memory_balanced_partitioner.h"
-#include "planner/partitioners/optimizing/optimizing_partitioner.h"
 #include "planner/types.h"
 
 namespace shardplan {
 
 // The partitioner of kind options.type, configured by the rest of `options`.
+// "optimizing" places as "greedy" does; its search is the refinement below.
 std::unique_ptr<Partitioner> make_partitioner(const PartitionerOptions& options);
+
+// The refinement composed after the partitioner of kind options.type: the
+// optimizing search for "optimizing", none (null) for the others.
+std::unique_ptr<PlanRefiner> make_refiner(const PartitionerOptions& options);
 
 }  // namespace shardplan

@@ -11,23 +11,6 @@
 
 namespace shardplan {
 
-// A reservation's answer: the reserved topology, or why none exists (torchrec
-// raises PlannerError INSUFFICIENT_STORAGE when HBM goes negative).
-struct ReservationOutcome {
-  bool ok = true;
-  ReservationResult result;  // filled also on failure (dense/kjt figures)
-  PlannerErrorType error_type = PlannerErrorType::kInsufficientStorage;
-  std::string message;
-};
-
-// torchrec's StorageReservation: given the full topology and the model, returns
-// the capacities left per rank for the sharded tables. Must not mutate its inputs.
-class StorageReservation {
- public:
-  virtual ~StorageReservation() = default;
-  virtual ReservationOutcome reserve(const Topology& topology, const ModelConfig& model) const = 0;
-};
-
 // The reservation of policy options.policy (named in config/planner_names.h's
 // kReservationPolicyNames) with its percentage / parameter_multiplier /
 // dense_tensor_estimate.

@@ -10,7 +10,7 @@ namespace shardplan::testing {
 namespace {
 
 // `option` with shard j on ranks[j].
-ShardingOption placed(ShardingOption option, const std::vector<int>& ranks) {
+ShardingOption placed_at(ShardingOption option, const std::vector<int>& ranks) {
   for (std::size_t j = 0; j < ranks.size(); ++j) option.shards[j].rank = ranks[j];
   return option;
 }
@@ -18,9 +18,9 @@ ShardingOption placed(ShardingOption option, const std::vector<int>& ranks) {
 std::vector<ShardingOption> three_table_plan() {
   // rank 0: b 1 + c 5 = 6; rank 1: a 4 + b 2 = 6; rank 2: nothing.
   return {
-      placed(bound_option("a", ShardingType::kTableWise, {{4, {}}}), {1}),
-      placed(bound_option("b", ShardingType::kRowWise, {{1, {}}, {2, {}}}), {0, 1}),
-      placed(bound_option("c", ShardingType::kTableWise, {{5, {}}}), {0}),
+      placed_at(bound_option("a", ShardingType::kTableWise, {{4, {}}}), {1}),
+      placed_at(bound_option("b", ShardingType::kRowWise, {{1, {}}, {2, {}}}), {0, 1}),
+      placed_at(bound_option("c", ShardingType::kTableWise, {{5, {}}}), {0}),
   };
 }
 
@@ -37,7 +37,7 @@ TEST_CASE("bottleneck: the lowest rank of largest total and its heaviest tables"
   CHECK(b.tables[1].num_shards == 1);
 
   std::vector<ShardingOption> plan = three_table_plan();
-  plan.push_back(placed(bound_option("d", ShardingType::kTableWise, {{0.5, {}}}), {1}));
+  plan.push_back(placed_at(bound_option("d", ShardingType::kTableWise, {{0.5, {}}}), {1}));
   const Bottleneck top1 = find_bottleneck(plan, 3, 1);
   CHECK(top1.rank == 1);
   CHECK(top1.num_tables == 3);

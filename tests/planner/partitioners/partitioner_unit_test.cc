@@ -5,15 +5,15 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/units.h"
 #include "output/partition_failure_text.h"
 #include "planner/partitioners/partitioner_factory.h"
+#include "planner/refiners/optimizing_refiner.h"
 #include "planner/partitioners/greedy/placement_loads.h"
 #include "planner/partitioners/greedy/torchrec_repr.h"
 
 namespace shardplan {
 namespace {
-
-constexpr std::int64_t kMiB = 1024 * 1024;
 
 // One shard: hbm bytes and a perf whose total is `perf` (all in fwd_compute).
 struct ShardSpec {
@@ -276,7 +276,11 @@ TEST_CASE("partitioners are made by kind; one table names them", "[partitioner]"
   options.type = PartitionerKind::kMemoryBalanced;
   CHECK(dynamic_cast<MemoryBalancedPartitioner*>(make_partitioner(options).get()) != nullptr);
   options.type = PartitionerKind::kOptimizing;
-  CHECK(dynamic_cast<OptimizingPartitioner*>(make_partitioner(options).get()) != nullptr);
+  // "optimizing" places as greedy does, then refines the best plan.
+  CHECK(dynamic_cast<GreedyPerfPartitioner*>(make_partitioner(options).get()) != nullptr);
+  CHECK(dynamic_cast<OptimizingRefiner*>(make_refiner(options).get()) != nullptr);
+  options.type = PartitionerKind::kGreedy;
+  CHECK(make_refiner(options) == nullptr);
   CHECK(names_of(kPartitionerNames) == std::vector<std::string>{"greedy", "memory_balanced", "optimizing"});
   CHECK(torchrec_name_of(kPartitionerNames, PartitionerKind::kMemoryBalanced) == "MemoryBalancedPartitioner");
   CHECK(unknown_name_message("partitioner", "gredy", names_of(kPartitionerNames)) ==

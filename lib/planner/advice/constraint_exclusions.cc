@@ -1,4 +1,4 @@
-#include "planner/constraint_exclusions.h"
+#include "planner/advice/constraint_exclusions.h"
 
 #include <algorithm>
 #include <set>

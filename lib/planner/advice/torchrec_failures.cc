@@ -1,4 +1,4 @@
-#include "planner/torchrec_failures.h"
+#include "planner/advice/torchrec_failures.h"
 
 #include <algorithm>
 
@@ -77,17 +77,6 @@ PlanFailure multi_host_crash(const Topology& topology, const SearchSpace& space)
       "world size, or take grid_shard out of these tables' sharding_types",
       topology.world_size, topology.local_world_size, names);
   return f;
-}
-
-bool torchrec_logs_stats(const PlanRun& run) {
-  if (run.enumeration_error) return false;
-  if (run.result.failure) {
-    const FailureStage stage = run.result.failure->stage;
-    // reserve() and Proposer.load() raise, and a crash raises, before the stats.
-    return stage == FailureStage::kPlan;
-  }
-  // Nothing shardable: plan() returns ShardingPlan({}) before any stats.
-  return !run.search_space.empty();
 }
 
 }  // namespace shardplan

@@ -1,4 +1,4 @@
-#include "planner/failure_fixes.h"
+#include "planner/advice/failure_fixes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <set>
 
 #include "common/units.h"
-#include "planner/constraint_exclusions.h"
+#include "planner/advice/constraint_exclusions.h"
 
 namespace shardplan {
 

@@ -7,7 +7,7 @@
 #include "output/failure_text.h"
 #include "planner/run.h"
 #include "planner/topology.h"
-#include "planner/torchrec_failures.h"
+#include "planner/advice/torchrec_failures.h"
 
 namespace shardplan {
 namespace {

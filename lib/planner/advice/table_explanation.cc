@@ -1,9 +1,9 @@
-#include "planner/table_explanation.h"
+#include "planner/advice/table_explanation.h"
 
 #include <algorithm>
 #include <set>
 
-#include "planner/constraint_exclusions.h"
+#include "planner/advice/constraint_exclusions.h"
 
 namespace shardplan {
 
@@ -40,7 +40,7 @@ bool fits_somewhere(const ShardingOption& option, const Storage& largest_free) {
 
 }  // namespace
 
-TableExplanation explain_table(const PlanRun& run, const PlanningInput& input,
+TableExplanation explain_table(const ExplainedRun& run, const PlanningInput& input,
                                const OptionVerdictRecorder& recorder, const std::string& fqn) {
   TableExplanation out;
   out.fqn = fqn;
@@ -50,7 +50,7 @@ TableExplanation explain_table(const PlanRun& run, const PlanningInput& input,
       out.largest_rank_free.ddr = std::max(out.largest_rank_free.ddr, device.storage.ddr);
     }
   const ShardingOption* chosen = nullptr;
-  if (run.ok()) {
+  if (run.planned) {
     out.plan_rating = run.result.perf_rating;
     for (const auto& option : run.result.plan)
       if (option.fqn() == fqn) chosen = &option;

@@ -11,7 +11,8 @@
 #include "common/names.h"
 #include "config/config.h"
 #include "planner/planner.h"
-#include "planner/run.h"
+#include "planner/planner.h"
+#include "planner/search_space.h"
 
 namespace shardplan {
 
@@ -66,7 +67,15 @@ std::vector<std::string> table_fqns(const std::vector<ShardingOption>& search_sp
 
 // Explains table `fqn` (one of table_fqns(run.search_space)) of a run made with
 // `recorder` as its observer.
-TableExplanation explain_table(const PlanRun& run, const PlanningInput& input,
+// What explain_table reads of a planning run (planner/run.h's PlanRun holds it all).
+struct ExplainedRun {
+  const PlanResult& result;
+  const SearchSpace& search_space;  // the options planned over
+  const Topology& topology;         // before reservation
+  bool planned = false;             // a plan was found (PlanRun::ok())
+};
+
+TableExplanation explain_table(const ExplainedRun& run, const PlanningInput& input,
                                const OptionVerdictRecorder& recorder, const std::string& fqn);
 
 }  // namespace shardplan

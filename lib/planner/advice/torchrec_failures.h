@@ -14,7 +14,6 @@
 
 #include "config/config.h"
 #include "planner/planner.h"
-#include "planner/run.h"
 #include "planner/search_space.h"
 #include "planner/types.h"
 
@@ -39,7 +38,7 @@ bool multi_host_crash_possible(const Topology& topology, const SearchSpace& spac
 // reported as not partitionable, so the proposal loop continues exactly as if
 // the crash were a PlannerError, and the caller turns a noted crash into the
 // run's error. Every proposal torchrec would partition is partitioned here
-// (sees_every_proposal), so a crash is noted iff torchrec's run crashes.
+// (the planner's set_partition_every_proposal), so a crash is noted iff torchrec's run crashes.
 // Thread-safe like any Partitioner.
 class MultiHostCrashGuard : public Partitioner {
  public:
@@ -47,7 +46,6 @@ class MultiHostCrashGuard : public Partitioner {
   std::unique_ptr<PartitionWorkspace> make_workspace() const override { return inner_.make_workspace(); }
   PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal, const Topology& storage_constraint,
                              PartitionWorkspace* workspace) const override;
-  bool sees_every_proposal() const override { return true; }
   // Whether some proposal would have crashed torchrec.
   bool crashed() const;
 
@@ -60,11 +58,5 @@ class MultiHostCrashGuard : public Partitioner {
 // The failure shardplan reports where torchrec crashes on a grid_shard option with
 // no whole host (stage FailureStage::kCrash): names the grid_shard tables and the host arithmetic.
 PlanFailure multi_host_crash(const Topology& topology, const SearchSpace& space);
-
-// Whether torchrec logs EmbeddingStats for this run: it does after the proposal
-// loop (with the best plan, or with the last failed proposal), but not when it
-// returns early with ShardingPlan({}) because nothing is shardable, nor when
-// reserve(), enumerate() or a partitioner raises before the loop ends.
-bool torchrec_logs_stats(const PlanRun& run);
 
 }  // namespace shardplan
