@@ -32,9 +32,9 @@
 #include "planner/bounds/bottleneck.h"
 #include "planner/enumerator.h"
 #include "planner/run.h"
-#include "planner/table_explanation.h"
+#include "planner/advice/table_explanation.h"
 #include "planner/topology.h"
-#include "planner/torchrec_failures.h"
+#include "planner/advice/torchrec_failures.h"
 
 namespace py = pybind11;
 
@@ -343,7 +343,7 @@ py::object explain(const py::dict& source, const py::dict& options, const std::s
     else
       for (const auto& t : run.result.failure->tables) fqns.push_back(t.fqn);
     std::vector<TableExplanation> explained;
-    for (const auto& fqn : fqns) explained.push_back(explain_table(run, input, recorder, fqn));
+    for (const auto& fqn : fqns) explained.push_back(explain_table({run.result, run.search_space, run.topology, run.ok()}, input, recorder, fqn));
     nlohmann::json json = explanations_to_json(explained);
     const bool has_plan = run.ok() && !run.result.plan.empty();
     if (has_plan) {
