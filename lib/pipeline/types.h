@@ -94,12 +94,13 @@ struct Layer {
   std::int64_t activation_bytes_per_sample = 0;
   double fwd_ms_per_sample = 0;
   double bwd_ms_per_sample = 0;
+  std::int64_t batch_norm_features = 0;  // > 0 marks a BatchNorm layer
+  // Last, so that positional initializers of the fields above keep their meaning.
   // The backward split for zero-bubble schedules: input gradient (I) and weight
   // gradient (W). Absent: the other one's complement of bwd_ms_per_sample, or half
   // of it when neither is given (docs/pipeline-schedules.md).
   std::optional<double> bwd_input_ms_per_sample;
   std::optional<double> bwd_weight_ms_per_sample;
-  std::int64_t batch_norm_features = 0;  // > 0 marks a BatchNorm layer
 };
 
 // The I and W times of a layer with the defaults applied.

@@ -19,7 +19,7 @@ namespace {
 const std::string kBytes = R"(\d+\.\d\d (?:B|KiB|MiB|GiB|TiB))";
 
 // The line of `text` starting with `prefix` ("" when none does).
-std::string line_starting(const std::string& text, const std::string& prefix) {
+std::string advice_line_starting(const std::string& text, const std::string& prefix) {
   for (const auto& line : split_lines(text))
     if (line.rfind(prefix, 0) == 0) return line;
   return "";
@@ -80,13 +80,13 @@ TEST_CASE("advice: a table constrained to table_wise/fused that fits no rank nam
   const Storage tw = largest_shard(config, "ebc.big_tw", "table_wise", "fused");
   const Storage rw = largest_shard(open, "ebc.big_tw", "row_wise", "fused");
   const Storage uvm = largest_shard(open, "ebc.big_tw", "table_wise", "fused_uvm");
-  CHECK(line_starting(r.err, "  1) ") ==
+  CHECK(advice_line_starting(r.err, "  1) ") ==
         "  1) ebc.big_tw: its constraints allow only table_wise/fused, which no rank holds (largest shard " +
             gib_text(tw.hbm) + " HBM, largest free rank 27.20 GiB HBM)");
-  CHECK(line_starting(r.err, "     fix: ") ==
+  CHECK(advice_line_starting(r.err, "     fix: ") ==
         "     fix: add column_wise, table_column_wise, row_wise or table_row_wise to "
         "constraints.big_tw.sharding_types (e.g. row_wise/fused: 8 shards of up to " + gib_text(rw.hbm) + " HBM)");
-  CHECK(line_starting(r.err, "     or: ") ==
+  CHECK(advice_line_starting(r.err, "     or: ") ==
         "     or:  add fused_uvm_caching or fused_uvm to constraints.big_tw.compute_kernels (e.g. table_wise/fused_uvm: "
         "1 shard of " + gib_text(uvm.hbm) + " HBM + " + gib_text(uvm.ddr) + " DDR)");
   // The old advice would have sent the user for more devices: no number of them helps.
@@ -107,13 +107,13 @@ TEST_CASE("advice: HBM short in all says how much more per rank and how many dev
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
-  const std::string line = line_starting(r.err, "  1) ");
+  const std::string line = advice_line_starting(r.err, "  1) ");
   std::smatch m;
   REQUIRE(std::regex_match(line, m, std::regex("  1\\) the smallest proposal needs (" + kBytes + ") HBM, all ranks together have "
                                                "27.20 GiB HBM for the tables: (" + kBytes + ") more HBM in all, (" + kBytes +
                                                ") more HBM per rank \\(--hbm-cap (\\d+)GiB\\), or at least (\\d+) devices of "
                                                "this size \\(--world-size \\5\\)")));
-  CHECK(line_starting(r.err, "  2) ") == "  2) a smaller storage reservation (--reservation-percentage, now 0.15)");
+  CHECK(advice_line_starting(r.err, "  2) ") == "  2) a smaller storage reservation (--reservation-percentage, now 0.15)");
   const long hbm = gib_of(line, "--hbm-cap");
   const int devices = std::stoi(m[5]);
   CHECK(plan_exit(config, "--hbm-cap " + std::to_string(hbm) + "GiB") == 0);
@@ -138,7 +138,7 @@ planner: {}
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
-  const std::string line = line_starting(r.err, "  1) ");
+  const std::string line = advice_line_starting(r.err, "  1) ");
   REQUIRE(std::regex_match(line, std::regex("  1\\) the smallest proposal needs " + kBytes + " DDR, all ranks together have "
                                             "8.00 GiB DDR for the tables: " + kBytes + " more DDR in all, " + kBytes +
                                             " more DDR per rank \\(--ddr-cap \\d+GiB\\), or at least 2 devices of this "
@@ -147,7 +147,7 @@ planner: {}
   const long ddr = gib_of(line, "--ddr-cap");
   CHECK(plan_exit(config, "--ddr-cap " + std::to_string(ddr) + "GiB") == 0);
   CHECK(plan_exit(config, "--ddr-cap " + std::to_string(ddr - 1) + "GiB") == 1);
-  CHECK(line_starting(r.err, "  2) ").empty());  // the HBM reservation is no fix here
+  CHECK(advice_line_starting(r.err, "  2) ").empty());  // the HBM reservation is no fix here
 }
 
 TEST_CASE("advice: a table too big in every option gets the capacity its nearest option lacks", "[app][advice]") {
@@ -155,7 +155,7 @@ TEST_CASE("advice: a table too big in every option gets the capacity its nearest
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
-  const std::string line = line_starting(r.err, "  1) ");
+  const std::string line = advice_line_starting(r.err, "  1) ");
   REQUIRE(std::regex_match(line, std::regex("  1\\) ebc.huge: its nearest option, row_wise/fused_uvm \\(2 shards of up to " +
                                             kBytes + " HBM \\+ " + kBytes + " DDR\\), needs " + kBytes +
                                             " more DDR per rank: --ddr-cap \\d+GiB")));

@@ -135,16 +135,16 @@ TEST_CASE("size costs are truncated like torch's profile_sizes (docs/formats/pip
   input.options.chunks = 4;  // latent scale 10 / 4 = 2.5 (real division)
   input.options.param_scale = 1.5;
   input.options.balance_by = BalanceBy::kSize;
-  input.layers = {{"a", 3, 3, 0, 0, 0}, {"b", 1, 1, 0, 0, 0}};
+  input.layers = {{"a", 3, 3, 0, 0, 0, {}, {}}, {"b", 1, 1, 0, 0, 0, {}, {}}};
   // a: 3 * 2.5 + 3 * 1.5 = 12.0; b: 1 * 2.5 + 1 * 1.5 = 4.0 -> both exact.
   CHECK(layer_costs(input) == std::vector<double>{12, 4});
-  input.layers = {{"c", 1, 3, 0, 0, 0}};  // 3 * 2.5 + 1 * 1.5 = 9.0
+  input.layers = {{"c", 1, 3, 0, 0, 0, {}, {}}};  // 3 * 2.5 + 1 * 1.5 = 9.0
   input.options.param_scale = 1.25;       // 7.5 + 1.25 = 8.75 -> 8
   CHECK(layer_costs(input) == std::vector<double>{8});
   input.options.balance_by = BalanceBy::kParameters;
   CHECK(layer_costs(input) == std::vector<double>{1});
   input.options.balance_by = BalanceBy::kTime;
-  input.layers = {{"d", 0, 0, 0.25, 0.5, 0}};
+  input.layers = {{"d", 0, 0, 0.25, 0.5, 0, {}, {}}};
   CHECK(layer_costs(input) == std::vector<double>{0.75});
 }
 
