@@ -137,8 +137,8 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   return j;
 }
 
-std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
-                           const std::string& inputs_text) {
+nlohmann::ordered_json plan_file_json(const PlanRun& run, const std::string& model_name,
+                                      const std::string& inputs_sha256, const std::string& inputs_text) {
   PlanFileInput file;
   file.inputs_sha256 = inputs_sha256;
   file.inputs_text = inputs_text;
@@ -150,7 +150,12 @@ std::string plan_file_text(const PlanRun& run, const std::string& model_name, co
   file.num_plans = run.result.num_plans;
   file.perf_rating = run.result.perf_rating;
   file.bound = run.bound ? &*run.bound : nullptr;
-  return plan_to_json(file).dump(2) + "\n";
+  return plan_to_json(file);
+}
+
+std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
+                           const std::string& inputs_text) {
+  return plan_file_json(run, model_name, inputs_sha256, inputs_text).dump(2) + "\n";
 }
 
 }  // namespace shardplan

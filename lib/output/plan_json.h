@@ -36,9 +36,11 @@ std::string placement_string(ComputeDevice device, int rank, int local_world_siz
 
 nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
 
-// The plan file of a successful run (run.ok()), as the text `shardplan plan` writes;
-// `inputs_sha256` as in PlanFileInput.
+// The plan file of a successful run (run.ok()) as a tree (what the Python package
+// returns), and as the text `shardplan plan` writes; `inputs_sha256` and
 // `inputs_text` as in PlanFileInput.
+nlohmann::ordered_json plan_file_json(const PlanRun& run, const std::string& model_name,
+                                      const std::string& inputs_sha256 = {}, const std::string& inputs_text = {});
 std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256 = {},
                            const std::string& inputs_text = {});
 

@@ -83,7 +83,7 @@ def _options(given, allowed, function):
                 # bytes as an integer, or text such as "80 GiB" (as the CLI's flag)
                 if isinstance(value, bool):
                     raise TypeError
-                value = str(operator.index(value)) if not isinstance(value, str) else value
+                value = f"{operator.index(value)}B" if not isinstance(value, str) else value
             elif name == "proposers" and not isinstance(value, str):
                 value = ",".join(str(v) for v in value)
             elif not isinstance(value, str):

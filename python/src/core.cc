@@ -233,19 +233,9 @@ struct PlanOutcome {
   std::string summary;  // --stats summary lines
 };
 
-// The plan file's tree (plan_json.h), as plan_file_text builds it before dumping.
+// The plan file's tree (plan_json.h), the one plan_file_text dumps.
 nlohmann::ordered_json plan_tree(const PlanRun& run, const PlanningInput& input) {
-  PlanFileInput file;
-  file.inputs_sha256 = inputs_sha256(input);
-  file.model_name = input.model.name;
-  file.topology = &run.topology;
-  file.reservation = &*run.result.reservation;
-  file.plan = &run.result.plan;
-  file.num_proposals = run.result.num_proposals;
-  file.num_plans = run.result.num_plans;
-  file.perf_rating = run.result.perf_rating;
-  file.bound = run.bound ? &*run.bound : nullptr;
-  return plan_to_json(file);
+  return plan_file_json(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
 }
 
 // `destination` ends the summary ("plan written to ..."), as the CLI's -o FILE does.

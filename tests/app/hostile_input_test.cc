@@ -253,7 +253,7 @@ TEST_CASE("hostile: a failed run removes an earlier output at -o", "[hostile]") 
 
 TEST_CASE("hostile: sweep writes devices in place and refuses a second writer", "[hostile]") {
   const std::string grid = "--set world_size=1,2";
-  auto run = run_in_scratch("sweep --config " + scratch_inputs() + " " + grid + " -o /dev/null");
+  auto run = run_in_scratch("sweep --config " + scratch_inputs() + " " + grid + " --no-summary -o /dev/null");
   CHECK(run.exit_code == 0);
   CHECK(run.errors.empty());
 

@@ -142,7 +142,7 @@ class PlanParity(unittest.TestCase):
             ({"partitioner": "memory_balanced", "proposers": ["greedy", "uniform"]},
              ["--partitioner", "memory_balanced", "--proposers", "greedy,uniform"]),
             ({"hbm_cap": 8 * 1024 ** 3, "batch_size": 1024, "world_size": 4},
-             ["--hbm-cap", str(8 * 1024 ** 3), "--batch-size", "1024", "--world-size", "4"]),
+             ["--hbm-cap", "8GiB", "--batch-size", "1024", "--world-size", "4"]),
             ({"storage_reservation": "fixed_percentage", "reservation_percentage": 0.3, "sort_by": "perf"},
              ["--storage-reservation", "fixed_percentage", "--reservation-percentage", "0.3", "--sort-by", "perf"]),
         ]:
