@@ -142,7 +142,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
           ws.heap.reset(devices, storage_constraint.local_world_size);
           heap_built = true;
         }
-        error = device_partition(id, briefs.brief(i), devices, ws.heap, ws.host_steps.skipped, ranks, &ws.hosts);
+        error = device_partition(id, briefs.brief(i), devices, ws.heap, ranks, &ws.hosts);
         break;
       case PartitionBy::kUniform:
         break;

@@ -27,6 +27,8 @@ class DeviceHeap {
     local_world_size_ = static_cast<std::uint64_t>(std::max(local_world_size, 1));
     heap_.resize(devices.size());
     slot_.resize(devices.size());
+    parked_.clear();
+    parked_bound_ = Storage{};
     for (std::size_t i = 0; i < heap_.size(); ++i) heap_[i] = entry(static_cast<int>(i));
     std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
     for (std::size_t i = 0; i < heap_.size(); ++i) slot_[static_cast<std::size_t>(heap_[i].position)] = static_cast<int>(i);
@@ -45,8 +47,38 @@ class DeviceHeap {
     heap_.emplace_back();
     sift_up(heap_.size() - 1, entry(position));
   }
-  // The device at `position` (in the heap) has a new load.
+  // Takes the top out and keeps it aside: it cannot hold shards at least as big
+  // as the one it failed (free storage only shrinks during one partition).
+  void park_top() {
+    const int position = top();
+    const Storage& free = devices_[static_cast<std::size_t>(position)].free;
+    parked_bound_.hbm = parked_.empty() ? free.hbm : std::max(parked_bound_.hbm, free.hbm);
+    parked_bound_.ddr = parked_.empty() ? free.ddr : std::max(parked_bound_.ddr, free.ddr);
+    parked_.push_back(position);
+    pop();
+  }
+  // Puts back every parked device that can hold `needed` (all when `all`).
+  void unpark(const Storage& needed, bool all) {
+    if (parked_.empty()) return;
+    if (!all && !needed.fits_in(parked_bound_)) return;  // none of them can
+    std::size_t kept = 0;
+    Storage bound;
+    for (int position : parked_) {
+      const Storage& free = devices_[static_cast<std::size_t>(position)].free;
+      if (all || needed.fits_in(free)) {
+        push(position);
+      } else {
+        bound.hbm = kept == 0 ? free.hbm : std::max(bound.hbm, free.hbm);
+        bound.ddr = kept == 0 ? free.ddr : std::max(bound.ddr, free.ddr);
+        parked_[kept++] = position;
+      }
+    }
+    parked_.resize(kept);
+    parked_bound_ = bound;
+  }
+  // The device at `position` (in the heap, or parked: then nothing to do) has a new load.
   void update(int position) {
+    if (slot_[static_cast<std::size_t>(position)] < 0) return;
     const auto at = static_cast<std::size_t>(slot_[static_cast<std::size_t>(position)]);
     const Entry e = entry(position);
     if (at > 0 && before(e, heap_[(at - 1) / 2]))
@@ -101,6 +133,8 @@ class DeviceHeap {
   std::uint64_t local_world_size_ = 1;
   std::vector<Entry> heap_;
   std::vector<int> slot_;  // position -> index in heap_, -1 when popped
+  std::vector<int> parked_;
+  Storage parked_bound_;
 };
 
 }  // namespace shardplan

@@ -45,13 +45,13 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
 }
 
 StepError device_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
-                           DeviceHeap& heap, std::vector<int>& skipped, std::span<int> ranks,
+                           DeviceHeap& heap, std::span<int> ranks,
                            HostOrder* hosts_to_touch) {
   const std::span<const Shard> shards = brief.shard_span();
   for (std::size_t j = 0; j < shards.size(); ++j) {
     const Shard& shard = shards[j];
     const Storage needed = storage_of(shard);
-    skipped.clear();
+    heap.unpark(needed, false);
     bool placed = false;
     while (!heap.empty()) {
       const int position = heap.top();
@@ -64,18 +64,17 @@ StepError device_partition(OptionId id, const OptionBrief& brief, std::span<Devi
         placed = true;
         break;
       }
-      skipped.push_back(position);
-      heap.pop();
+      heap.park_top();
     }
     if (!placed) {
-      for (int position : skipped) heap.push(position);  // leave the heap whole
+      heap.unpark(needed, true);  // leave the heap whole
       PartitionFailure f = failure_of(PartitionFailureKind::kDeviceMisfit, id);
       f.shard = static_cast<int>(j);
-      if (!skipped.empty()) f.free = devices[static_cast<std::size_t>(skipped.front())].free;
-      for (int position : skipped) f.free = std::max(f.free, devices[static_cast<std::size_t>(position)].free);
+      // Every device was tried: the largest free storage of any.
+      if (!devices.empty()) f.free = devices.front().free;
+      for (const DeviceLoad& d : devices) f.free = std::max(f.free, d.free);
       return f;
     }
-    for (int position : skipped) heap.push(position);
   }
   return std::nullopt;
 }
@@ -98,7 +97,7 @@ StepError cohost_partition(OptionId id, const OptionBrief& brief, std::span<Devi
     } else if (brief.sharding_type == ShardingType::kTableColumnWise) {
       // torchrec keys this heap with local_world_size = the host's device count.
       scratch.heap.reset(scratch.trial, static_cast<int>(scratch.trial.size()));
-      error = device_partition(id, brief, scratch.trial, scratch.heap, scratch.skipped, scratch.trial_ranks,
+      error = device_partition(id, brief, scratch.trial, scratch.heap, scratch.trial_ranks,
                                nullptr);
     } else {
       error = failure_of(PartitionFailureKind::kUnexpectedShardingType, id);

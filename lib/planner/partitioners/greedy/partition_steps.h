@@ -23,7 +23,6 @@ struct HostStepScratch {
   std::vector<DeviceLoad> trial;
   std::vector<int> trial_ranks;
   std::vector<int> slots;
-  std::vector<int> skipped;
   DeviceHeap heap;
 };
 
@@ -36,11 +35,13 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
                             std::span<const int> slots, std::span<int> ranks);
 
 // torchrec's _device_partition: each shard on the heap's least-loaded device that
-// can hold it; devices skipped on the way go back into the heap afterwards. Every
+// can hold it. A device too full for a shard is parked (kept out of the heap) until a
+// shard small enough comes: free storage only shrinks during a partition, and the
+// heap's order is a strict one, so the device chosen is torchrec's. Every
 // device that takes a shard is touched in `hosts_to_touch` (when given).
 // `brief` is option `id`'s brief: its shards are read from there (cache-friendly).
 StepError device_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
-                           DeviceHeap& heap, std::vector<int>& skipped, std::span<int> ranks,
+                           DeviceHeap& heap, std::span<int> ranks,
                            HostOrder* hosts_to_touch);
 
 // torchrec's _cohost_partition for a one-option group: the first host (by perf)
