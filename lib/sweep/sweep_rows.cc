@@ -76,7 +76,25 @@ std::string csv_cell(const Json& value) {
   return quoted + "\"";
 }
 
-std::vector<std::string> csv_cells(std::string_view line) {
+
+std::optional<double> number_cell(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    const Json value = Json::parse(text);
+    if (value.is_number()) return value.get<double>();
+  } catch (const Json::exception&) {
+  }
+  return std::nullopt;
+}
+
+std::optional<double> number_field(const nlohmann::json& row, const char* key) {
+  if (!row.contains(key) || !row[key].is_number()) return std::nullopt;
+  return row[key].get<double>();
+}
+
+}  // namespace
+
+std::vector<std::string> sweep_csv_cells(std::string_view line) {
   std::vector<std::string> cells(1);
   bool quoted = false;
   for (std::size_t i = 0; i < line.size(); ++i) {
@@ -99,23 +117,6 @@ std::vector<std::string> csv_cells(std::string_view line) {
   return cells;
 }
 
-std::optional<double> number_cell(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  try {
-    const Json value = Json::parse(text);
-    if (value.is_number()) return value.get<double>();
-  } catch (const Json::exception&) {
-  }
-  return std::nullopt;
-}
-
-std::optional<double> number_field(const nlohmann::json& row, const char* key) {
-  if (!row.contains(key) || !row[key].is_number()) return std::nullopt;
-  return row[key].get<double>();
-}
-
-}  // namespace
-
 std::string sweep_plan_file_name(std::size_t index) { return fmt::format("point-{:06d}.json", index); }
 
 std::string sweep_header(SweepFormat format, const SweepGrid& grid) {
@@ -136,7 +137,7 @@ std::string render_sweep_row(SweepFormat format, const SweepRowContext& context,
   return out + "\n";
 }
 
-std::size_t csv_column_count(std::string_view line) { return csv_cells(line).size(); }
+std::size_t csv_column_count(std::string_view line) { return sweep_csv_cells(line).size(); }
 
 std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_view line, std::size_t csv_columns) {
   SweepRowRecord record;
@@ -160,7 +161,7 @@ std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_vi
     record.max_rank_perf_ms = number_field(row, "max_rank_perf_ms");
     record.max_hbm_bytes = number_field(row, "max_hbm_bytes");
   } else {
-    const std::vector<std::string> cells = csv_cells(line);
+    const std::vector<std::string> cells = sweep_csv_cells(line);
     if (cells.size() != csv_columns || cells.size() < kLeadingColumns + kResultColumnCount) return std::nullopt;
     const auto index = parse_whole_number(cells[1]);
     const auto points = parse_whole_number(cells[2]);

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/names.h"
 #include "sweep/sweep_grid.h"
@@ -53,5 +54,7 @@ std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_vi
 
 // The number of columns of a CSV line (quoted cells as written by render_sweep_row).
 std::size_t csv_column_count(std::string_view line);
+// The cells of one CSV row as sweep writes it ("" quotes a cell, "" inside doubles).
+std::vector<std::string> sweep_csv_cells(std::string_view line);
 
 }  // namespace shardplan

@@ -9,6 +9,7 @@
 
 #include "common/units.h"
 #include "output/chart_scale.h"
+#include "sweep/sweep_rows.h"
 
 namespace shardplan {
 
@@ -37,28 +38,6 @@ std::optional<double> value_number_of(const std::string& field, const std::strin
   return value ? value->number : std::nullopt;
 }
 
-std::vector<std::string> split_sweep_csv(std::string_view line) {
-  std::vector<std::string> cells(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-        cells.back() += '"', ++i;
-      else if (c == '"')
-        quoted = false;
-      else
-        cells.back() += c;
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      cells.emplace_back();
-    } else {
-      cells.back() += c;
-    }
-  }
-  return cells;
-}
 
 std::string optional_text(const std::optional<double>& value, int significant) {
   return value ? short_number(*value, significant) : "";
@@ -169,7 +148,7 @@ SweepTable read_sweep_table(std::string_view text) {
       row.imbalance = table_number(json, "imbalance");
       row.throughput = table_number(json, "throughput_samples_per_s");
     } else {
-      const std::vector<std::string> cells = split_sweep_csv(line);
+      const std::vector<std::string> cells = sweep_csv_cells(line);
       if (cells.size() > 3 && cells[0] == "sweep" && cells[1] == "index") {
         header = cells;
         const auto feasible = std::find(header.begin(), header.end(), "feasible");
