@@ -10,9 +10,12 @@
 #include "input_options.h"
 #include "output.h"
 #include "output/bound_report.h"
+#include "output/explained_memory.h"
 #include "output/explanation_output.h"
 #include "output/failure_text.h"
 #include "planner/bounds/bottleneck.h"
+#include "planner/memory_basis.h"
+#include "planner/rank_load.h"
 #include "planner/run.h"
 #include "planner/advice/table_explanation.h"
 #include "planner_flags.h"
@@ -87,9 +90,15 @@ int run(const ExplainOptions& options) {
     // With a plan: where its bottleneck is and how far it is from the lower bound.
     const bool has_plan = run.ok() && !run.result.plan.empty();
     const Bottleneck bottleneck = has_plan ? find_bottleneck(run.result.plan, run.topology.world_size) : Bottleneck{};
+    // Memory use on the basis of every output (planner/memory_basis.h).
+    const std::vector<RankMemory> memory =
+        has_plan && run.result.reservation
+            ? rank_memory(run.topology, *run.result.reservation, rank_loads(run.result.plan, run.topology.world_size))
+            : std::vector<RankMemory>{};
     if (*format == ExplainFormat::kJson) {
       nlohmann::json json = explanations_to_json(explained);
       if (has_plan) json["bottleneck"] = nlohmann::json::parse(bottleneck_json(bottleneck).dump());
+      if (!memory.empty()) json["memory"] = explained_memory_json(explained, memory);
       if (has_plan && run.bound)
         json["lower_bound"] = nlohmann::json::parse(bound_json(*run.bound, run.result.perf_rating).dump());
       write_output(options.output, json.dump(2) + "\n");
@@ -97,6 +106,7 @@ int run(const ExplainOptions& options) {
       std::string text = explanations_to_text(explained);
       if (has_plan) text += "\n" + bottleneck_text(bottleneck);
       if (has_plan && run.bound) text += bound_line(*run.bound, run.result.perf_rating) + "\n";
+      if (!memory.empty()) text += "\n" + explained_memory_text(explained, memory);
       write_output(options.output, text);
     }
   }
@@ -123,8 +133,11 @@ CommandRun setup_explain(CLI::App& sub) {
       "type x compute kernel) with its shards, storage and perf estimates and what became of it:\n"
       "CHOSEN (with the ranks and the margin over the best proposal with another option), rated\n"
       "worse (its best rating), did not fit on any rank, excluded by a constraint (which key), or\n"
-      "never proposed. Without --table, for a model with no feasible plan, explains the tables\n"
-      "that fit no rank. JSON output: schemas/explain.schema.json.\n\n"
+      "never proposed. With a plan, also the bottleneck rank, the lower bound, and how full the\n"
+      "ranks holding the table are (HBM/DDR GiB used of usable, on the basis of `plan`'s summary,\n"
+      "`show` and `diff`: used = shards + dense/KJT reservation, usable = device less the\n"
+      "reservation percentage). Without --table, for a model with no feasible plan, explains\n"
+      "the tables that fit no rank. JSON output: schemas/explain.schema.json.\n\n"
       "Examples:\n"
       "  shardplan explain --config configs/quickstart.json --table sparse.ebc.t_query\n"
       "  shardplan explain --config configs/examples/infeasible.yaml --format json\n\n"

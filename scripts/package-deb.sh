@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the Debian package of shardplan from the binary in build/ (built first if it
-# is missing): build/package/shardplan_VERSION_ARCH.deb, or into DIR when given.
+# Builds the Debian package of shardplan from the binary and the Python module in
+# build/ (built first if missing): build/package/shardplan_VERSION_ARCH.deb, or into
+# DIR when given.
 # Usage: scripts/package-deb.sh [DIR]
 # Installs as: apt-get install ./shardplan_VERSION_ARCH.deb (or dpkg -i).
 set -euo pipefail
@@ -10,6 +11,15 @@ build="${SHARDPLAN_BUILD_DIR:-build}"
 out="${1:-$build/package}"
 if [ ! -x "$build/shardplan" ] || [ ! -f "$build/CPackConfig.cmake" ]; then
   scripts/build.sh shardplan
+fi
+# The Python module, when the build has one (build/deb-python.txt names its file;
+# "off" when python3-dev or pybind11-dev were missing, or SHARDPLAN_PYTHON=OFF).
+python_module="$(cat "$build/deb-python.txt" 2>/dev/null || echo off)"
+if [ "$python_module" != off ] && [ ! -f "$python_module" ]; then
+  cmake --build "$build" --target shardplan_python
+fi
+if [ "$python_module" = off ]; then
+  echo "note: this build has no Python module; the package will not have the Python package" >&2
 fi
 # The completion scripts are written when shardplan is linked; a build from before
 # packaging existed lacks them.

@@ -70,7 +70,17 @@ std::optional<std::int64_t> parse_size_bytes(std::string_view text, std::string*
 
 std::optional<std::int64_t> parse_size_flag(std::string_view text, std::string* error) {
   auto parts = split_number(text);
-  if (parts && parts->second.empty()) {
+  // Not a number (inf and nan included), or a negative one: a flag's words, with the
+  // unit the flag needs (parse_size_bytes would suggest a bare byte count).
+  if (!parts) {
+    set(error, "expected a size such as '80 GiB', found '" + std::string(trim(text)) + "'");
+    return std::nullopt;
+  }
+  if (std::signbit(parts->first)) {
+    set(error, "expected a size of 0 or more such as '80 GiB', found '" + std::string(trim(text)) + "'");
+    return std::nullopt;
+  }
+  if (parts->second.empty()) {
     const std::string number(trim(text));
     set(error, "a size needs a unit, found '" + number + "': did you mean '" + number + "GiB'? (" + kSizeUnitsNote +
                    ")");

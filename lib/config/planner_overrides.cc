@@ -1,5 +1,7 @@
 #include "config/planner_overrides.h"
 
+#include <fmt/format.h>
+
 #include "common/error.h"
 #include "common/units.h"
 #include "config/limits.h"
@@ -18,7 +20,9 @@ Enum checked_name(const NameTable<Enum, N>& table, const std::string& flag, cons
 std::int64_t checked_size(const std::string& flag, const std::string& text) {
   std::string error;
   auto bytes = parse_size_flag(text, &error);
-  if (!bytes && error.rfind(kSizeNeedsUnit, 0) == 0) throw InputError(SourcePos{}, flag, error);
+  // parse_size_flag's own words where it has them (no unit, not a number, negative).
+  if (!bytes && (error.rfind(kSizeNeedsUnit, 0) == 0 || error.rfind("expected", 0) == 0))
+    throw InputError(SourcePos{}, flag, error);
   if (!bytes || *bytes < 0)
     throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
                                             (error.empty() ? "" : " (" + error + ")"));
@@ -45,7 +49,8 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
   if (o.reservation_percentage) {
     if (!is_reservation_fraction(*o.reservation_percentage))
       throw InputError(SourcePos{}, "--reservation-percentage",
-                       "expected a number in [0, 1], found " + std::to_string(*o.reservation_percentage));
+                       fmt::format("expected a ratio from 0% to 100% (0 to 1), found {:g} ({:g}%)",
+                                   *o.reservation_percentage, *o.reservation_percentage * 100));
     p.storage_reservation.percentage = *o.reservation_percentage;
   }
   if (!o.proposers.empty()) {

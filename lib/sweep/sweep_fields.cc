@@ -48,15 +48,16 @@ std::optional<SweepValue> parse_integer(std::string_view text, std::string* erro
   return SweepValue{std::to_string(value), static_cast<double>(value), value};
 }
 
-std::optional<SweepValue> parse_number(std::string_view text, std::string* error) {
-  const std::string copy(text);
-  char* end = nullptr;
-  const double value = copy.empty() ? 0 : std::strtod(copy.c_str(), &end);
-  if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(value)) {
-    *error = "expected a number, " + found(text);
+// A ratio as the --reservation-percentage flag takes it ("15%" or "0.15"; a bare
+// number above 1, inf and nan refused with parse_ratio's words).
+std::optional<SweepValue> parse_sweep_ratio(std::string_view text, std::string* error) {
+  std::string why;
+  const auto value = parse_ratio(text, &why);
+  if (!value) {
+    *error = why;
     return std::nullopt;
   }
-  return SweepValue{copy, value, std::nullopt};
+  return SweepValue{std::string(text), *value, std::nullopt};
 }
 
 std::optional<SweepValue> parse_size(std::string_view text, std::string* error) {
@@ -116,7 +117,7 @@ std::optional<SweepValue> parse_sweep_value(SweepField field, std::string_view t
       return value;
     }
     case SweepField::kReservationPercentage:
-      return parse_number(text, error);
+      return parse_sweep_ratio(text, error);
     case SweepField::kHbmCap:
     case SweepField::kDdrCap:
       return parse_size(text, error);

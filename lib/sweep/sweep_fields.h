@@ -36,7 +36,7 @@ inline constexpr NameTable<SweepField, 11> kSweepFieldNames{{
     {SweepField::kPartitioner, "partitioner", "partitioner name"},
     {SweepField::kProposers, "proposers", "proposer names joined by '+' (one value: grid_search+greedy)"},
     {SweepField::kStorageReservation, "storage_reservation", "storage reservation name"},
-    {SweepField::kReservationPercentage, "reservation_percentage", "share of HBM reserved (number, 0..1)"},
+    {SweepField::kReservationPercentage, "reservation_percentage", "share of HBM reserved (ratio: 15% or 0.15)"},
     {SweepField::kSortBy, "sort_by", "greedy partitioner order name"},
     {SweepField::kGreedyThreshold, "greedy_threshold", "greedy proposers' stop threshold (integer)"},
 }};

@@ -35,6 +35,32 @@ TEST_CASE("refusals: sizes on the command line need a unit", "[app][refusals]") 
   const RunResult sweep = run_shardplan("sweep --config " + kQuickstartConfig + " --set hbm_cap=16,32");
   CHECK(sweep.exit_code == 2);
   CHECK(refusal_mentions(sweep.err, "a size needs a unit, found '16': did you mean '16GiB'?"));
+  // Every command with a size flag; not a number, or negative: refused with a unit shown.
+  struct SizeCase {
+    std::string args, message;
+  };
+  const std::string plan = refusal_plan("refusal-size.json", "");
+  for (const SizeCase& c : std::vector<SizeCase>{
+           {"enumerate --config " + kQuickstartConfig + " --hbm-cap 80",
+            "error: --hbm-cap: a size needs a unit, found '80': did you mean '80GiB'?"},
+           {"explain --config " + kQuickstartConfig + " --table t_query --ddr-cap 64",
+            "error: --ddr-cap: a size needs a unit, found '64': did you mean '64GiB'?"},
+           {"plan --config " + kQuickstartConfig + " --hbm-cap inf", "error: --hbm-cap: expected a size such as '80 GiB', found 'inf'\n"},
+           {"plan --config " + kQuickstartConfig + " --hbm-cap=-5GiB",
+            "error: --hbm-cap: expected a size of 0 or more such as '80 GiB', found '-5GiB'\n"},
+           {"sweep --config " + kQuickstartConfig + " --set ddr_cap=nan",
+            "error: --set ddr_cap[0]: expected a size such as '80 GiB', found 'nan'\n"},
+           {"diff " + plan + " " + plan + " --fail-on rank-hbm-over=inf",
+            "error: --fail-on: condition 'rank-hbm-over=inf': expected a size such as '80 GiB', found 'inf'\n"},
+           {"diff " + plan + " " + plan + " --fail-on table-ddr-over=-1GiB",
+            "error: --fail-on: condition 'table-ddr-over=-1GiB': expected a size of 0 or more such as '80 GiB'"},
+       }) {
+    INFO(c.args);
+    const RunResult r = run_shardplan(c.args);
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    CHECK(refusal_mentions(r.err, c.message));
+  }
   // GB is read as GiB, and --help says so.
   const std::string gb = refusal_plan("refusal-gb.json", "--hbm-cap 16GB");
   const std::string gib = refusal_plan("refusal-gib.json", "--hbm-cap 16GiB");
@@ -70,6 +96,21 @@ TEST_CASE("refusals: ratios are 5% or 0.05, never a bare number above 1, never i
        "--reservation-percentage: expected a finite ratio such as 5% or 0.05, found 'nan'"},
       {"plan --config " + kQuickstartConfig + " --reservation-percentage inf",
        "--reservation-percentage: expected a finite ratio such as 5% or 0.05, found 'inf'"},
+      {"plan --config " + kQuickstartConfig + " --reservation-percentage 150%",
+       "--reservation-percentage: expected a ratio from 0% to 100% (0 to 1), found 1.5 (150%)"},
+      {"explain --config " + kQuickstartConfig + " --table t_query --reservation-percentage 15",
+       "--reservation-percentage: a ratio above 1 is ambiguous, found '15': did you mean 15%?"},
+      // sweep's --set takes the same ratios as the flag.
+      {"sweep --config " + kQuickstartConfig + " --set reservation_percentage=0.1,15",
+       "--set reservation_percentage[1]: a ratio above 1 is ambiguous, found '15': did you mean 15%?"},
+      {"sweep --config " + kQuickstartConfig + " --set reservation_percentage=inf",
+       "--set reservation_percentage[0]: expected a finite ratio such as 5% or 0.05, found 'inf'"},
+      {"sweep --config " + kQuickstartConfig + " --set reservation_percentage=nan%",
+       "--set reservation_percentage[0]: expected a finite ratio such as 5% or 0.05, found 'nan%'"},
+      {"diff " + plan + " " + plan + " --fail-on table-perf-increase=5",
+       "--fail-on: condition 'table-perf-increase=5': a ratio above 1 is ambiguous, found '5': did you mean 5%?"},
+      {"diff " + plan + " " + plan + " --fail-on rank-hbm-increase=nan",
+       "--fail-on: condition 'rank-hbm-increase=nan': expected a finite ratio"},
   };
   for (const Case& c : cases) {
     INFO(c.args);
@@ -84,6 +125,17 @@ TEST_CASE("refusals: ratios are 5% or 0.05, never a bare number above 1, never i
   CHECK(slurp(percent) == slurp(fraction));
   CHECK(nlohmann::json::parse(slurp(percent))["shardplan"]["inputs"]["planner"]["storage_reservation"]["percentage"] ==
         0.2);
+  // sweep: 5% and 0.05 are the same point.
+  const RunResult swept_percent = run_shardplan("sweep --config " + kQuickstartConfig + " --set reservation_percentage=5%");
+  const RunResult swept_fraction =
+      run_shardplan("sweep --config " + kQuickstartConfig + " --set reservation_percentage=0.05");
+  REQUIRE(swept_percent.exit_code == 0);
+  REQUIRE(swept_fraction.exit_code == 0);
+  const auto row_percent = nlohmann::json::parse(split_lines(swept_percent.out).front());
+  const auto row_fraction = nlohmann::json::parse(split_lines(swept_fraction.out).front());
+  CHECK(row_percent["values"]["reservation_percentage"] == 0.05);
+  CHECK(row_percent["max_hbm_bytes"] == row_fraction["max_hbm_bytes"]);
+  CHECK(row_percent["max_hbm_fraction"] == row_fraction["max_hbm_fraction"]);
   CHECK(run_shardplan("diff " + plan + " " + plan + " --tolerance 5%").exit_code == 0);
   CHECK(run_shardplan("diff " + plan + " " + plan + " --tolerance 0.05").exit_code == 0);
 }

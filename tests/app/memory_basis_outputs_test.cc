@@ -1,7 +1,9 @@
 // One basis for "% used" (planner/memory_basis.h), reported the same by every
 // output: the plan summary, the plan file's memory block, `show`, `diff` (text and
-// JSON) and `sweep`'s max_hbm_fraction; and the same figure as torchrec's
+// JSON), `explain` (text and JSON) and `sweep`'s max_hbm_fraction; and the same figure as torchrec's
 // EmbeddingStats (--stats json hbm_ratio), whose basis it is. Plans the examples.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <fmt/format.h>
@@ -37,7 +39,7 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
   return "";
 }
 
-TEST_CASE("memory basis: summary, plan file, show, diff, sweep and stats agree per rank", "[app][memory-basis]") {
+TEST_CASE("memory basis: summary, plan file, show, diff, explain, sweep and stats agree per rank", "[app][memory-basis]") {
   for (const BasisCase& c : basis_cases()) {
     INFO(c.name);
     const std::string path = scratch_prefix() + "basis-" + c.name + ".json";
@@ -100,6 +102,54 @@ TEST_CASE("memory basis: summary, plan file, show, diff, sweep and stats agree p
     const auto report = nlohmann::json::parse(stats.err);
     REQUIRE(report.contains("ranks"));
     CHECK(report["ranks"][peak_rank]["hbm_ratio"].get<double>() == Approx(peak).epsilon(1e-9));
+
+    // explain, for a table with a shard on the fullest rank: its ranks' use and usable
+    // capacity, and the fullest rank, as the plan file's memory block states them.
+    std::string explained_fqn;
+    std::vector<std::size_t> explained_ranks;
+    for (const auto& [module, tables] : plan["plan"].items())
+      for (const auto& [name, table] : tables.items())
+        for (const auto& r : table["ranks"])
+          if (explained_fqn.empty() && r.get<std::size_t>() == peak_rank) {
+            explained_fqn = module + "." + name;
+            for (const auto& rank : table["ranks"]) explained_ranks.push_back(rank.get<std::size_t>());
+          }
+    REQUIRE(!explained_fqn.empty());
+    std::sort(explained_ranks.begin(), explained_ranks.end());
+    explained_ranks.erase(std::unique(explained_ranks.begin(), explained_ranks.end()), explained_ranks.end());
+    INFO(explained_fqn);
+    const RunResult explained = run_shardplan("explain " + c.inputs + " --table " + explained_fqn + " --format json");
+    REQUIRE(explained.exit_code == 0);
+    const auto e = nlohmann::json::parse(explained.out);
+    CHECK(e["memory"]["basis"] == plan["memory"]["basis"]);
+    CHECK(e["memory"]["hbm_peak"]["rank"] == peak_rank);
+    CHECK(e["memory"]["hbm_peak"]["used"] == m["hbm_used"]);
+    CHECK(e["memory"]["hbm_peak"]["usable"] == m["hbm_usable"]);
+    CHECK(e["memory"]["hbm_peak"]["fraction"].get<double>() == Approx(peak).epsilon(1e-12));
+    REQUIRE(e["memory"]["ranks"].size() == explained_ranks.size());
+    const RunResult explained_text = run_shardplan("explain " + c.inputs + " --table " + explained_fqn);
+    REQUIRE(explained_text.exit_code == 0);
+    CHECK(line_starting(explained_text.out, "HBM ") == expected);
+    CHECK(explained_text.out.find("memory  used = shards + dense/KJT reservation, usable = device less reservation "
+                                  "percentage\n") != std::string::npos);
+    for (std::size_t i = 0; i < explained_ranks.size(); ++i) {
+      const std::size_t r = explained_ranks[i];
+      const auto& per_rank = e["memory"]["ranks"][i];
+      CHECK(per_rank["rank"] == r);
+      for (const char* key : {"hbm_used", "hbm_usable", "ddr_used", "ddr_usable"}) CHECK(per_rank[key] == memory[r][key]);
+      // The text's line of that rank (the first 8 are listed): GiB used/usable and the fraction.
+      if (i >= 8) continue;
+      const auto gib = [&](const char* key) { return memory[r][key].get<double>() / (1 << 30); };
+      const auto use = [&](const char* used, const char* usable) {
+        const double capacity = memory[r][usable].get<double>();
+        return fmt::format("{:.2f}/{:.2f} ({})", gib(used), gib(usable),
+                           capacity > 0 ? fmt::format("{:.1f}%", 100 * memory[r][used].get<double>() / capacity)
+                                        : std::string("n/a"));
+      };
+      const std::string rank_line = line_starting(explained_text.out, fmt::format("  rank {:<4}  HBM ", r));
+      CHECK(rank_line.find(use("hbm_used", "hbm_usable")) != std::string::npos);
+      CHECK(rank_line.find("DDR " + use("ddr_used", "ddr_usable")) != std::string::npos);
+    }
 
     // sweep: one point with the same inputs.
     const RunResult swept = run_shardplan("sweep " + c.sweep);

@@ -45,6 +45,17 @@ TEST_CASE("command-line sizes need a unit; GB is read as GiB", "[units][size]") 
   CHECK(error.rfind("a size needs a unit, found '16.5': did you mean '16.5GiB'?", 0) == 0);
   CHECK_FALSE(parse_size_flag("80 GBs", &error));
   CHECK(error == "unknown size unit 'GBs' (use B, KiB, MiB, GiB, TiB or KB, MB, GB, TB)");
+  // Not a number, inf, nan or negative: the flag's words, with a unit in the example.
+  for (const char* text : {"lots", "inf", "nan", "infGiB", ""}) {
+    INFO(text);
+    CHECK_FALSE(parse_size_flag(text, &error));
+    CHECK(error == "expected a size such as '80 GiB', found '" + std::string(text) + "'");
+  }
+  for (const char* text : {"-5GiB", "-1", "-0 B"}) {
+    INFO(text);
+    CHECK_FALSE(parse_size_flag(text, &error));
+    CHECK(error == "expected a size of 0 or more such as '80 GiB', found '" + std::string(text) + "'");
+  }
   // Files keep torchrec's bare byte counts.
   CHECK(parse_size_bytes("85899345920") == 80 * kGiB);
 }

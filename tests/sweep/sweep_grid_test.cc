@@ -86,11 +86,11 @@ TEST_CASE("sweep grid: a grid past the point limit is refused before it runs", "
 TEST_CASE("sweep grid: values are checked against the input as plan's flags are", "[sweep]") {
   const std::string config = std::string(SHARDPLAN_SOURCE_DIR) + "/configs/quickstart.json";
   const PlanningInput input = load_case(config);
-  const SweepGrid grid = read_sweep_grid("", {"world_size=2,0", "reservation_percentage=0.5,1.5", "batch_size=-3"});
+  const SweepGrid grid = read_sweep_grid("", {"world_size=2,0", "reservation_percentage=0.5,150%", "batch_size=-3"});
   CHECK(problems_of([&] { check_grid_applies(grid, input); }) ==
         std::vector<std::string>{
             "--set world_size[1]: expected a positive integer, found 0",
-            "--set reservation_percentage[1]: expected a number in [0, 1], found 1.500000",
+            "--set reservation_percentage[1]: expected a ratio from 0% to 100% (0 to 1), found 1.5 (150%)",
             "--set batch_size[0]: expected a positive integer, found -3",
         });
   CHECK_NOTHROW(check_grid_applies(read_sweep_grid("", {"world_size=1,64", "hbm_cap=1 MiB"}), input));
