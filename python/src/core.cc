@@ -22,6 +22,7 @@
 #include "config/loader.h"
 #include "config/planner_overrides.h"
 #include "output/bound_report.h"
+#include "output/explained_memory.h"
 #include "output/explanation_output.h"
 #include "output/failure_text.h"
 #include "output/options_json.h"
@@ -31,6 +32,8 @@
 #include "output/stats_text.h"
 #include "planner/bounds/bottleneck.h"
 #include "planner/enumerator.h"
+#include "planner/memory_basis.h"
+#include "planner/rank_load.h"
 #include "planner/run.h"
 #include "planner/advice/table_explanation.h"
 #include "planner/topology.h"
@@ -340,6 +343,11 @@ py::object explain(const py::dict& source, const py::dict& options, const std::s
       const Bottleneck bottleneck = find_bottleneck(run.result.plan, run.topology.world_size);
       json["bottleneck"] = nlohmann::json::parse(bottleneck_json(bottleneck).dump());
       if (run.bound) json["lower_bound"] = nlohmann::json::parse(bound_json(*run.bound, run.result.perf_rating).dump());
+      // Memory use on the one basis, as `explain --format json` gives it.
+      if (run.result.reservation)
+        json["memory"] = explained_memory_json(
+            explained, rank_memory(run.topology, *run.result.reservation,
+                                   rank_loads(run.result.plan, run.topology.world_size)));
     }
     if (!run.ok()) failed = std::move(run);
     return json;
