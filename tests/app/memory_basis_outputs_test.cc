@@ -1,6 +1,6 @@
 // One basis for "% used" (planner/memory_basis.h), reported the same by every
 // output: the plan summary, the plan file's memory block, `show`, `diff` (text and
-// JSON), `explain` (text and JSON) and `sweep`'s max_hbm_fraction; and the same figure as torchrec's
+// JSON), `explain` (text and JSON), the HTML report and `sweep`'s max_hbm_fraction; and the same figure as torchrec's
 // EmbeddingStats (--stats json hbm_ratio), whose basis it is. Plans the examples.
 #include <algorithm>
 
@@ -39,11 +39,11 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
   return "";
 }
 
-TEST_CASE("memory basis: summary, plan file, show, diff, explain, sweep and stats agree per rank", "[app][memory-basis]") {
+TEST_CASE("memory basis: summary, plan file, show, diff, explain, report, sweep and stats agree per rank", "[app][memory-basis]") {
   for (const BasisCase& c : basis_cases()) {
     INFO(c.name);
     const std::string path = scratch_prefix() + "basis-" + c.name + ".json";
-    const RunResult planned = run_shardplan("plan " + c.inputs + " -o " + path);
+    const RunResult planned = run_shardplan("plan " + c.inputs + " -o " + path + " --report " + path + ".html");
     REQUIRE(planned.exit_code == 0);
     const auto plan = nlohmann::json::parse(slurp(path));
     const auto& memory = plan["memory"]["per_rank"];
@@ -102,6 +102,18 @@ TEST_CASE("memory basis: summary, plan file, show, diff, explain, sweep and stat
     const auto report = nlohmann::json::parse(stats.err);
     REQUIRE(report.contains("ranks"));
     CHECK(report["ranks"][peak_rank]["hbm_ratio"].get<double>() == Approx(peak).epsilon(1e-9));
+
+    // The report's headline card: the fullest rank's used and usable bytes and fraction.
+    const std::string html = slurp(path + ".html");
+    const auto data_value = [&html](const std::string& id) {
+      std::smatch match;
+      const std::regex pattern("id=\"" + id + "\" data-value=\"([^\"]*)\"");
+      return std::regex_search(html, match, pattern) ? match[1].str() : std::string("(none)");
+    };
+    CHECK(data_value("hbm-used") == std::to_string(m["hbm_used"].get<std::int64_t>()));
+    CHECK(data_value("hbm-usable") == std::to_string(m["hbm_usable"].get<std::int64_t>()));
+    CHECK(std::stod(data_value("hbm-fraction") == "(none)" ? "-1" : data_value("hbm-fraction")) ==
+          Approx(peak).epsilon(1e-12));
 
     // explain, for a table with a shard on the fullest rank: its ranks' use and usable
     // capacity, and the fullest rank, as the plan file's memory block states them.
