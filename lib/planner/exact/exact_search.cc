@@ -467,9 +467,32 @@ class BranchAndBound {
   std::chrono::steady_clock::time_point start_;
 };
 
+// The search's size before anything is built: ranks, and decisions (per table
+// one option choice plus the shards its largest device or host option places one
+// by one), so that too large an instance costs next to nothing.
+bool small_enough(const BoundInput& input) {
+  const std::size_t ranks = input.reserved->devices.size();
+  if (ranks == 0 || ranks > static_cast<std::size_t>(kMaxRanks)) return false;
+  std::size_t decisions = 0;
+  for (const auto& table : input.tables) {
+    std::size_t most = 0;
+    for (const ShardingOption* option : table)
+      if (option->partition_by == PartitionBy::kDevice || option->partition_by == PartitionBy::kHost)
+        most = std::max(most, option->shards.size());
+    decisions += 1 + most;
+    if (decisions > static_cast<std::size_t>(kMaxDecisions)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 ExactResult exact_search(const BoundInput& input, const ExactOptions& options) {
+  if (!small_enough(input)) {
+    ExactResult out;
+    out.work_budget = options.work_budget;
+    return out;
+  }
   BranchAndBound search(input, options);
   return search.run();
 }
