@@ -128,7 +128,7 @@ double exhaustive_optimum(const BoundInput& input) {
 }
 
 // The search's plan, placed, in BoundInput table order.
-std::vector<ShardingOption> plan_of(const exact::ExactResult& r) {
+std::vector<ShardingOption> exact_test_plan(const exact::ExactResult& r) {
   std::vector<ShardingOption> plan;
   for (std::size_t t = 0; t < r.options.size(); ++t) {
     ShardingOption& o = plan.emplace_back(*r.options[t]);
@@ -137,7 +137,7 @@ std::vector<ShardingOption> plan_of(const exact::ExactResult& r) {
   return plan;
 }
 
-double rated(const std::vector<ShardingOption>& plan, int devices) {
+double exact_test_rating(const std::vector<ShardingOption>& plan, int devices) {
   std::vector<double> load(static_cast<std::size_t>(devices), 0.0);
   for (const auto& o : plan)
     for (const auto& s : o.shards) load[static_cast<std::size_t>(*s.rank)] += s.perf->total();
@@ -163,9 +163,9 @@ void check_against_enumeration(const BoundInstance& inst, int k) {
     }
     CHECK(r.bound == Approx(optimum).epsilon(kExactTolerance).margin(1e-12));
     REQUIRE(r.found_better());
-    const std::vector<ShardingOption> plan = plan_of(r);
+    const std::vector<ShardingOption> plan = exact_test_plan(r);
     CHECK(plan_violation(plan, inst.topology) == "");
-    CHECK(rated(plan, static_cast<int>(inst.topology.devices.size())) == Approx(r.value).epsilon(kExactTolerance));
+    CHECK(exact_test_rating(plan, static_cast<int>(inst.topology.devices.size())) == Approx(r.value).epsilon(kExactTolerance));
     CHECK(r.value == Approx(optimum).epsilon(kExactTolerance).margin(1e-12));
   }
   // Cut short: whatever it leaves is still a bound at or below the optimum.
