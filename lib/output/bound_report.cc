@@ -20,8 +20,12 @@ nlohmann::ordered_json bound_json(const LowerBound& bound, double plan_rating) {
   nlohmann::ordered_json bounds = nlohmann::ordered_json::object();
   for (const BoundValue& b : bound.bounds) bounds[std::string(to_string(b.kind))] = number_or_null(b.value);
   const double value = bound.feasible ? bound.value : std::nan("");
-  return json_object("value", number_or_null(value), "gap", number_or_null(bound_gap(plan_rating, value)),
-                     "binding", std::string(to_string(bound.binding)), "bounds", std::move(bounds));
+  nlohmann::ordered_json out =
+      json_object("value", number_or_null(value), "gap", number_or_null(bound_gap(plan_rating, value)), "binding",
+                  std::string(to_string(bound.binding)), "bounds", std::move(bounds));
+  // --partitioner optimizing only (greedy's plan files stay as they were).
+  if (bound.exact) out["optimal"] = bound.feasible && plan_rating == bound.value;
+  return out;
 }
 
 std::string bound_line(const LowerBound& bound, double plan_rating) {

@@ -74,6 +74,7 @@ RunSummary summarize_run(const PlanRun& run, const StatsReport& report, const st
     s.bound = run.bound->value;
     s.bound_binding = std::string(to_string(run.bound->binding));
     if (const double gap = bound_gap(run.result.perf_rating, run.bound->value); std::isfinite(gap)) s.gap = gap;
+    s.proven_optimal = run.bound->exact && run.result.perf_rating == run.bound->value;
   }
   return s;
 }
@@ -93,7 +94,9 @@ std::string render_summary_text(const RunSummary& s) {
                        *s.max_rank_perf, s.max_perf_rank, s.mean_rank_perf, s.perf_over_mean_pct);
   out += memory_line("HBM", s.hbm, "usable");
   out += memory_line("DDR", s.ddr, "usable");
-  if (s.bound)
+  if (s.bound && s.proven_optimal)
+    out += fmt::format("{:<8}lower bound {:.4f} ms ({}); the plan is optimal\n", "bound", *s.bound, s.bound_binding);
+  else if (s.bound)
     out += fmt::format("{:<8}lower bound {:.4f} ms ({}); the plan is {} above it\n", "bound", *s.bound, s.bound_binding,
                        s.gap ? fmt::format("{:.1f}%", *s.gap * 100) : std::string("n/a"));
   out += fmt::format("{:<8}{}\n", "plan", s.destination.empty() ? std::string("written to stdout")

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "planner/enumerator.h"
+#include "planner/exact/prove_plan.h"
 #include "planner/advice/failure_fixes.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/perf_estimator.h"
@@ -104,6 +105,13 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
       run.bound = compute_lower_bound(bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));
       clamp_to_plan(*run.bound, run.result.perf_rating);
       run.phases.mark("lower bound");
+      if (refiner) {  // --partitioner optimizing: the exact search proves or improves the plan (issue 30)
+        run.phases.restart();
+        const exact::ProofOutcome proof =
+            exact::prove_plan(run.result.plan, run.result.perf_rating, run.search_space.enumerated(),
+                              run.result.reservation->reserved, *run.bound, input.planner.partitioner.time_budget_seconds);
+        run.phases.mark(proof.summary);
+      }
     }
   }
   run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

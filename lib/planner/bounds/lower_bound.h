@@ -16,6 +16,7 @@
 // as >= 0 (the estimators' formulas never give less).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,9 +34,10 @@ enum class BoundKind {
   kMemoryWork,         // average work when the cheap options do not fit in total memory
   kShardLimitedWork,   // average work when options whose own load exceeds the level are ruled out
   kHostLocalWork,      // what must land on the k-th device of the hosts, spread over the hosts
+  kBranchAndBound,     // the exact search's (planner/exact): only under --partitioner optimizing
 };
 
-inline constexpr NameTable<BoundKind, 7> kBoundKindNames{{
+inline constexpr NameTable<BoundKind, 8> kBoundKindNames{{
     {BoundKind::kAverageWork, "average_work", "sum over tables of the least total perf of an option, / ranks"},
     {BoundKind::kLargestShard, "largest_shard", "max over tables of the least largest-shard perf of an option"},
     {BoundKind::kForcedLoad, "forced_load", "max over ranks of the perf uniform options must put there"},
@@ -48,6 +50,9 @@ inline constexpr NameTable<BoundKind, 7> kBoundKindNames{{
      "and no more tables than ranks must have a shard above T/2"},
     {BoundKind::kHostLocalWork, "host_local_work",
      "max over local device indices k of the perf options must put on some host's k-th device, / hosts"},
+    {BoundKind::kBranchAndBound, "branch_and_bound",
+     "the least max-rank perf an exact search over every option and placement leaves possible "
+     "(--partitioner optimizing, small instances)"},
 }};
 
 inline std::string_view to_string(BoundKind v) { return name_of(kBoundKindNames, v); }
@@ -58,12 +63,21 @@ struct BoundValue {
   double value = 0;
 };
 
+// What the exact search (planner/exact/prove_plan.h) added to a bound; set only
+// under --partitioner optimizing, so that greedy's outputs stay as they were.
+struct ExactSearchFacts {
+  bool searched = false;  // false: the instance was too large, or the plan already met the bound
+  bool complete = false;  // the plan is proven optimal (by the search, or already by the LP-type bound)
+  long long nodes = 0;    // nodes of the search tree visited
+};
+
 // The lower bound and how it was reached.
 struct LowerBound {
   bool feasible = true;  // false: some table has no option that fits anywhere (no plan exists)
   double value = 0;      // the largest of `bounds` (ms)
   BoundKind binding = BoundKind::kAverageWork;  // which bound gave `value` (the first on a tie)
   std::vector<BoundValue> bounds;  // every bound computed, in kBoundKindNames order
+  std::optional<ExactSearchFacts> exact;  // under --partitioner optimizing only
 };
 
 // What the bound reads: each table's candidate options (estimates filled in) and

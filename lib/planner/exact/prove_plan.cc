@@ -1,0 +1,82 @@
+#include "planner/exact/prove_plan.h"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "planner/exact/exact_search.h"
+#include "planner/partitioners/optimizing/optimize_plan.h"
+
+namespace shardplan::exact {
+
+ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
+                        const std::vector<ShardingOption>& search_space, const Topology& reserved, LowerBound& bound,
+                        double time_budget_seconds) {
+  ProofOutcome out;
+  ExactSearchFacts facts;
+  if (time_budget_seconds <= 0) {  // --time-budget 0: no search, the outputs stay greedy's
+    out.summary = "exact search (off: --time-budget 0)";
+    return out;
+  }
+  if (!bound.feasible || plan.empty()) {
+    out.summary = "exact search (not run: no bound)";
+    bound.exact = facts;
+    return out;
+  }
+  if (perf_rating <= bound.value) {
+    facts.complete = true;  // the LP-type bound already proves the plan optimal
+    out.summary = "exact search (not needed: the plan meets the bound)";
+    bound.exact = facts;
+    return out;
+  }
+  const BoundInput input = bound_input(search_space, plan, reserved);
+  ExactOptions options;
+  options.incumbent = perf_rating;
+  options.floor = bound.value;
+  options.time_budget_seconds = time_budget_seconds;
+  const ExactResult result = exact_search(input, options);
+  facts.searched = result.searched;
+  facts.nodes = result.nodes;
+  if (!result.searched) {
+    out.summary = "exact search (not run: too large)";
+    bound.exact = facts;
+    return out;
+  }
+  if (result.found_better()) {
+    // BoundInput's tables in plan order: find each plan table's by fqn.
+    std::map<std::string, std::size_t> table_of;
+    for (std::size_t i = 0; i < input.tables.size(); ++i) table_of.emplace(input.tables[i].front()->fqn(), i);
+    std::vector<ShardingOption> better;
+    better.reserve(plan.size());
+    for (const ShardingOption& old : plan) {
+      const std::size_t i = table_of.at(old.fqn());
+      ShardingOption& option = better.emplace_back(*result.options[i]);
+      for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = result.ranks[i][j];
+    }
+    const int world_size = static_cast<int>(reserved.devices.size());
+    const double rating = optimizing::max_rank_perf(better, world_size);
+    if (rating < perf_rating) {  // rated as the planner rates: keep only a real gain
+      plan = std::move(better);
+      perf_rating = rating;
+      out.improved = true;
+    }
+  }
+  // The proof holds for the search's own sums: the plan's rating sums the same
+  // shards in the planner's order, so a complete search proves exactly it.
+  const double integral = result.complete ? perf_rating : std::min(result.bound, perf_rating);
+  facts.complete = result.complete;
+  bound.bounds.push_back({BoundKind::kBranchAndBound, integral});
+  if (integral > bound.value) {
+    bound.value = integral;
+    bound.binding = BoundKind::kBranchAndBound;
+  }
+  clamp_to_plan(bound, perf_rating);
+  bound.exact = facts;
+  out.summary = fmt::format("exact search ({} nodes, {} of {} work{}{}{})", result.nodes, result.work_used,
+                            result.work_budget, result.complete ? ", complete" : ", budget spent",
+                            out.improved ? ", found a better plan" : "",
+                            result.stopped_by_clock ? ", stopped by --time-budget" : "");
+  return out;
+}
+
+}  // namespace shardplan::exact

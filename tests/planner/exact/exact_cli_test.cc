@@ -1,0 +1,73 @@
+// The exact search through `shardplan plan --partitioner optimizing` on the
+// reference cases: the bound is never above the plan, the plan file says
+// "optimal" and the summary prints "the plan is optimal" exactly when the plan's
+// rating equals the bound (else the gap and the binding bound), and the plan is
+// byte-identical at --threads 1 and 2.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "support/golden.h"
+#include "support/run_binary.h"
+
+namespace shardplan::testing {
+namespace {
+
+TEST_CASE("exact search: 'optimal' exactly when the plan meets the bound", "[exact][app]") {
+  int checked = 0, optimal = 0;
+  for (const auto& c : golden_cases()) {
+    if (!load_golden(c).contains("plan")) continue;
+    // A generous clock: the work budget, not the machine's speed, ends every search.
+    const RunResult r = run_shardplan("plan --config " + c.case_path +
+                                      " --partitioner optimizing --time-budget 60 --stats summary");
+    INFO("case " << c.name << "\nstderr: " << r.err.substr(0, 2000));
+    REQUIRE(r.exit_code == 0);
+    const nlohmann::json plan = nlohmann::json::parse(r.out);
+    if (plan.at("plan").empty()) continue;
+    const nlohmann::json& summary = plan.at("summary");
+    const nlohmann::json& bound = summary.at("lower_bound");
+    const double rating = summary.at("perf_rating").get<double>();
+    const double value = bound.at("value").get<double>();
+    CHECK(value <= rating);
+    const bool meets = value == rating;
+    CHECK(bound.at("optimal").get<bool>() == meets);
+    const bool says_optimal = r.err.find("the plan is optimal") != std::string::npos;
+    CHECK(says_optimal == meets);
+    const std::string binding = bound.at("binding").get<std::string>();
+    if (!meets) {
+      CHECK(r.err.find("(" + binding + "); the plan is ") != std::string::npos);
+      CHECK(r.err.find("% above it") != std::string::npos);
+    }
+    // The exact search's entry joins the bounds and binds only where it is the largest.
+    if (binding == "branch_and_bound")
+      for (const auto& [name, v] : bound.at("bounds").items())
+        if (name != "branch_and_bound") CHECK(v.get<double>() < value);
+    ++checked;
+    optimal += meets ? 1 : 0;
+  }
+  if (cases_dir()) {
+    CHECK(checked > 0);
+    // The small reference cases are the exact search's home ground: most are proven.
+    CHECK(optimal * 2 > checked);
+  }
+}
+
+TEST_CASE("exact search: the same plan at --threads 1 and 2", "[exact][app]") {
+  const auto dir = cases_dir();
+  if (!dir) return;
+  // A search that ends on its budget (Criteo-TB), one that completes (pooling
+  // factors), one with no room to spare (balance modules).
+  for (const char* name : {"dlrm-criteo-terabyte-ws64", "pooling-factors-1-to-100-ws8", "partitioner-balance-modules-ws8"}) {
+    const std::string args = "plan --config " + *dir + "/case-" + name + ".json --partitioner optimizing --time-budget 60 --stats json";
+    const RunResult one = run_shardplan(args + " --threads 1");
+    const RunResult two = run_shardplan(args + " --threads 2");
+    INFO(name);
+    REQUIRE(one.exit_code == 0);
+    CHECK(one.out == two.out);
+    CHECK(nlohmann::json::parse(one.err).at("lower_bound") == nlohmann::json::parse(two.err).at("lower_bound"));
+  }
+}
+
+}  // namespace
+}  // namespace shardplan::testing
