@@ -28,4 +28,37 @@ ProposalKey ProposalKeyer::key(const Proposal& proposal) const {
   return key;
 }
 
+void ProposalTally::add(OptionId id, bool take_out) {
+  const ProposalKeyer::Digest& d = keyer_.digest(id);
+  const Storage& s = space_.total_storage(id);
+  if (take_out) {
+    key_.sum_a -= d.a;
+    key_.sum_b -= d.b;
+    hbm_ -= static_cast<std::uint64_t>(s.hbm);
+    ddr_ -= static_cast<std::uint64_t>(s.ddr);
+  } else {
+    key_.sum_a += d.a;
+    key_.sum_b += d.b;
+    hbm_ += static_cast<std::uint64_t>(s.hbm);
+    ddr_ += static_cast<std::uint64_t>(s.ddr);
+  }
+}
+
+void ProposalTally::update(const Proposal& proposal) {
+  if (proposal.size() != last_.size()) {
+    key_ = ProposalKey{};
+    hbm_ = ddr_ = 0;
+    for (OptionId id : proposal) add(id, false);
+    key_.count = proposal.size();
+    last_ = proposal;
+    return;
+  }
+  for (std::size_t i = 0; i < proposal.size(); ++i) {
+    if (proposal[i] == last_[i]) continue;
+    add(last_[i], true);
+    add(proposal[i], false);
+    last_[i] = proposal[i];
+  }
+}
+
 }  // namespace shardplan
