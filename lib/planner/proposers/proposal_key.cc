@@ -1,5 +1,8 @@
 #include "planner/proposers/proposal_key.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace shardplan {
 
 namespace {
@@ -53,11 +56,18 @@ void ProposalTally::update(const Proposal& proposal) {
     last_ = proposal;
     return;
   }
-  for (std::size_t i = 0; i < proposal.size(); ++i) {
-    if (proposal[i] == last_[i]) continue;
-    add(last_[i], true);
-    add(proposal[i], false);
-    last_[i] = proposal[i];
+  // Blocks that did not change are skipped by memcmp (most of them: one table moved).
+  constexpr std::size_t kBlock = 64;
+  const std::size_t n = proposal.size();
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t end = std::min(n, begin + kBlock);
+    if (std::memcmp(proposal.data() + begin, last_.data() + begin, (end - begin) * sizeof(OptionId)) == 0) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (proposal[i] == last_[i]) continue;
+      add(last_[i], true);
+      add(proposal[i], false);
+      last_[i] = proposal[i];
+    }
   }
 }
 
