@@ -51,7 +51,7 @@ std::optional<Storage> plain_device_partition(const std::vector<Shard>& shards, 
 TEST_CASE("device_partition with parked devices chooses what torchrec's scan of every device chooses",
           "[partitioner][structures]") {
   std::mt19937_64 rng(28);
-  int misfits = 0, placements = 0;
+  int misfits = 0, placements = 0, big_world_misfits = 0;
   for (int trial = 0; trial < 300; ++trial) {
     // Every third world is big enough for the early misfit scan.
     const int world = trial % 3 == 0 ? 33 + static_cast<int>(rng() % 60) : 1 + static_cast<int>(rng() % 24);
@@ -60,7 +60,9 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
     for (int d = 0; d < world; ++d) {
       DeviceLoad& device = fast[static_cast<std::size_t>(d)];
       device.rank = d;
-      device.free = {static_cast<std::int64_t>(rng() % 200), static_cast<std::int64_t>(rng() % 200)};
+      // Big worlds get little room, so that shards fail many devices in a row.
+      const std::uint64_t room = world > 32 ? 60 : 200;
+      device.free = {static_cast<std::int64_t>(rng() % room), static_cast<std::int64_t>(rng() % room)};
     }
     std::vector<DeviceLoad> plain = fast;
     DeviceHeap heap;
@@ -83,6 +85,7 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
       REQUIRE(got.has_value() == want.has_value());
       if (got) {
         ++misfits;
+        if (world > 32) ++big_world_misfits;
         CHECK(got->free == *want);
         break;  // a misfit ends the proposal
       }
@@ -109,6 +112,7 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
   // Both outcomes were exercised.
   CHECK(misfits > 20);
   CHECK(placements > 200);
+  CHECK(big_world_misfits > 20);  // where the early misfit scan can end the search
 }
 
 // torchrec's _cohost_partition of a table_row_wise option, as torchrec does it: for
