@@ -50,13 +50,6 @@ void describe_shortfall(PlanFailure& failure, const Topology& reserved, const Se
   }
 }
 
-// Total storage of a proposal.
-Storage total_storage(const SearchSpace& space, const Proposal& proposal) {
-  Storage total;
-  for (OptionId id : proposal) total += space.total_storage(id);
-  return total;
-}
-
 PlanFailure stage_failure(FailureStage stage, PlannerErrorType error_type, std::string reason) {
   PlanFailure f;
   f.stage = stage;
@@ -121,6 +114,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   result.phases.mark("proposer and partitioner set-up");
 
   const ProposalKeyer keyer(space);
+  ProposalTally tally(keyer, space);  // key and total storage, updated per table that changed
   std::unordered_map<ProposalKey, CachedVerdict, ProposalKeyHash> cache;
   const auto known = [&cache](const ProposalKey& key) { return cache.count(key) > 0; };
   Storage lowest{kMaxSize, kMaxSize};
@@ -139,13 +133,14 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     std::size_t step = 0;
     // torchrec's `while proposal:` also stops on an empty proposal.
     for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose(), ++step) {
-      const ProposalKey key = keyer.key(*proposal);
+      tally.update(*proposal);
+      const ProposalKey key = tally.key();
       if (auto seen = cache.find(key); seen != cache.end()) {
         proposer.feedback({seen->second.partitionable, &*proposal, seen->second.perf_rating, &constraint});
         continue;
       }
       ++result.num_proposals;
-      Evaluation verdict = evaluator.evaluate(proposer, step, *proposal, key, best_rating, known);
+      Evaluation verdict = evaluator.evaluate(proposer, step, *proposal, key, tally.total_storage(), best_rating, known);
       if (observer_) observer_->on_verdict(*proposal, verdict.ok ? std::optional<double>(verdict.rating) : std::nullopt);
       if (verdict.ok) {
         ++result.num_plans;
@@ -159,7 +154,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         proposer.feedback({true, &*proposal, verdict.rating, &constraint});
       } else {
         // torchrec compares whole-proposal storage as (hbm, ddr) tuples.
-        lowest = std::min(lowest, total_storage(space, *proposal));
+        lowest = std::min(lowest, tally.total_storage());
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer.feedback({false, &*proposal, std::nullopt, &constraint});
         last_failed = std::move(*proposal);  // moved: most proposals fail, the next is a new vector

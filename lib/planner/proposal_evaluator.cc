@@ -76,15 +76,12 @@ void ProposalEvaluator::start_proposer(std::size_t index) {
   if (walks_[index].proposer) current_walk_ = &walks_[index];
 }
 
-Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const {
+Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, const Storage& needed,
+                                           PartitionWorkspace* workspace) const {
   Evaluation out;
   // More storage than all devices together: no partitioner can place it, and the
   // loop needs only the verdict (the text of the last failure comes from plan()).
-  if (!partition_every_proposal_) {
-    Storage needed;
-    for (OptionId id : proposal) needed += space_.total_storage(id);
-    if (!needed.fits_in(capacity_)) return out;
-  }
+  if (!partition_every_proposal_ && !needed.fits_in(capacity_)) return out;
   PartitionOutcome outcome = partitioner_.partition(space_, proposal, constraint_, workspace);
   out.ok = outcome.ok;
   if (out.ok) {
@@ -97,10 +94,12 @@ Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, PartitionWo
 void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
   Proposer& proposer = *w.proposer;
   double best = std::numeric_limits<double>::infinity();
+  ProposalTally tally(keyer_, space_);
   for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
     WalkedStep& step = w.steps.emplace_back();
-    step.evaluation = evaluate_now(*proposal, workspace);
-    step.key = keyer_.key(*proposal);
+    tally.update(*proposal);
+    step.evaluation = evaluate_now(*proposal, tally.total_storage(), workspace);
+    step.key = tally.key();
     if (step.evaluation.ok && step.evaluation.rating < best) {
       best = step.evaluation.rating;
       step.kept_placement = true;
@@ -120,24 +119,26 @@ void ProposalEvaluator::evaluate_ahead(const Proposer& proposer,
   const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads_, 1));
   std::vector<Ahead> todo;
   std::vector<ProposalKey> keys;
+  ProposalTally tally(keyer_, space_);
   for (Proposal& next : proposer.lookahead(batch)) {
-    ProposalKey k = keyer_.key(next);
+    tally.update(next);
+    const ProposalKey& k = tally.key();
     if (known(k) || ahead_.count(k) || std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
     keys.push_back(k);
-    todo.push_back(Ahead{std::move(next), {}});
+    todo.push_back(Ahead{std::move(next), tally.total_storage(), {}});
   }
   // One lane per thread, each with its own workspace, taking every lanes-th proposal.
   const std::size_t lanes = std::min(todo.size(), static_cast<std::size_t>(std::max(threads_, 1)));
   while (lane_workspaces_.size() < lanes) lane_workspaces_.push_back(partitioner_.make_workspace());
   parallelism_.parallel_for(lanes, threads_, [&](std::size_t lane) {
     for (std::size_t i = lane; i < todo.size(); i += lanes)
-      todo[i].evaluation = evaluate_now(todo[i].proposal, lane_workspaces_[lane].get());
+      todo[i].evaluation = evaluate_now(todo[i].proposal, todo[i].needed, lane_workspaces_[lane].get());
   });
   for (std::size_t i = 0; i < todo.size(); ++i) ahead_.emplace(keys[i], std::move(todo[i]));
 }
 
 Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t step, const Proposal& proposal,
-                                       const ProposalKey& key, double best_rating,
+                                       const ProposalKey& key, const Storage& needed, double best_rating,
                                        const std::function<bool(const ProposalKey&)>& known) {
   if (current_walk_ && step < current_walk_->steps.size() && current_walk_->steps[step].key == key) {
     WalkedStep& done = current_walk_->steps[step];
@@ -145,7 +146,7 @@ Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t ste
     // earlier rating of the walk has been seen by the loop already, so only such a
     // rating can beat the best. Re-evaluating is a safety net.
     if (done.evaluation.ok && done.evaluation.rating < best_rating && !done.kept_placement)
-      return evaluate_now(proposal, workspace_.get());
+      return evaluate_now(proposal, needed, workspace_.get());
     return std::move(done.evaluation);
   }
   auto found = ahead_.find(key);
@@ -158,7 +159,7 @@ Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t ste
     ahead_.erase(found);
     return out;
   }
-  return evaluate_now(proposal, workspace_.get());
+  return evaluate_now(proposal, needed, workspace_.get());
 }
 
 std::string ProposalEvaluator::describe() const {

@@ -42,12 +42,12 @@ class ProposalEvaluator {
   // Called before proposer `index` proposes.
   void start_proposer(std::size_t index);
 
-  // The verdict on `proposal` (key `key`), the `step`-th proposal of the current
+  // The verdict on `proposal` (key `key`, total storage `needed`), the `step`-th proposal of the current
   // proposer (0-based, proposals the loop answered from its cache included). The
   // placement is there whenever the rating is below `best_rating`. `known(key)`
   // tells proposals the loop already has a verdict for (not evaluated ahead).
   Evaluation evaluate(const Proposer& proposer, std::size_t step, const Proposal& proposal,
-                      const ProposalKey& key, double best_rating,
+                      const ProposalKey& key, const Storage& needed, double best_rating,
                       const std::function<bool(const ProposalKey&)>& known);
 
   // How threads were used, for --timings: "2 threads, proposers walked ahead" or "N threads".
@@ -68,10 +68,12 @@ class ProposalEvaluator {
   };
   struct Ahead {
     Proposal proposal;
+    Storage needed;  // its total storage
     Evaluation evaluation;
   };
 
-  Evaluation evaluate_now(const Proposal& proposal, PartitionWorkspace* workspace) const;
+  // `needed` is the proposal's total storage (ProposalTally).
+  Evaluation evaluate_now(const Proposal& proposal, const Storage& needed, PartitionWorkspace* workspace) const;
   void walk(Walk& walk, PartitionWorkspace* workspace) const;
   void evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known);
 

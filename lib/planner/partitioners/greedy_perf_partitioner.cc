@@ -115,7 +115,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     const std::size_t begin = static_cast<std::size_t>(host) * static_cast<std::size_t>(hosts.size);
     for (std::size_t p = begin; p < begin + static_cast<std::size_t>(hosts.size) && p < devices.size(); ++p) {
       ws.hosts.touch(p);
-      if (heap_built) ws.heap.update(static_cast<int>(p));
+      if (heap_built) ws.heap.defer_update(static_cast<int>(p));
     }
   };
   for (int index : order) {

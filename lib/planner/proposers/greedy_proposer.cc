@@ -32,6 +32,9 @@ std::optional<std::string> GreedyProposer::load(SearchSpace& space, const Option
   const std::size_t tables = first_.size();
   first_.push_back(options_.size());
   walk_.current.assign(tables, 0);
+  walk_.proposal.resize(tables);
+  for (std::size_t t = 0; t < tables; ++t)
+    walk_.proposal[t] = first_[t] < first_[t + 1] ? options_[first_[t]] : OptionId{};
   walk_.next.reset(tables);
   for (std::size_t t = 0; t < tables; ++t)
     walk_.next.set(t, storage_keys_[first_[t]], first_[t] + 1 < first_[t + 1]);
@@ -44,14 +47,13 @@ std::optional<std::string> GreedyProposer::load(SearchSpace& space, const Option
 
 void GreedyProposer::advance(Walk& walk, std::size_t t) const {
   const std::size_t at = first_[t] + ++walk.current[t];
+  walk.proposal[t] = options_[at];
   walk.next.set(t, storage_keys_[at], at + 1 < first_[t + 1]);
 }
 
-Proposal GreedyProposer::proposal_of(const Walk& walk) const {
-  Proposal proposal(walk.current.size());
-  for (std::size_t t = 0; t < proposal.size(); ++t) proposal[t] = options_[first_[t] + walk.current[t]];
-  return proposal;
-}
+// A copy of the walk's proposal, kept current by advance (one table changes per
+// step: rebuilding it from options_ gathered from thousands of places each time).
+Proposal GreedyProposer::proposal_of(const Walk& walk) const { return walk.proposal; }
 
 std::optional<Proposal> GreedyProposer::propose() {
   if (done_) return std::nullopt;

@@ -33,6 +33,7 @@ class GreedyProposer final : public Proposer {
   // Where the walk is: each table's current option, and which table goes next.
   struct Walk {
     std::vector<std::size_t> current;  // per table, index into its sorted options
+    Proposal proposal;                 // per table, its current option (kept with current)
     AdvanceTree next;
   };
   // Moves table t of `walk` to its next option.

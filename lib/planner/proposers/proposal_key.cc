@@ -1,5 +1,8 @@
 #include "planner/proposers/proposal_key.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace shardplan {
 
 namespace {
@@ -26,6 +29,46 @@ ProposalKey ProposalKeyer::key(const Proposal& proposal) const {
   }
   key.count = proposal.size();
   return key;
+}
+
+void ProposalTally::add(OptionId id, bool take_out) {
+  const ProposalKeyer::Digest& d = keyer_.digest(id);
+  const Storage& s = space_.total_storage(id);
+  if (take_out) {
+    key_.sum_a -= d.a;
+    key_.sum_b -= d.b;
+    hbm_ -= static_cast<std::uint64_t>(s.hbm);
+    ddr_ -= static_cast<std::uint64_t>(s.ddr);
+  } else {
+    key_.sum_a += d.a;
+    key_.sum_b += d.b;
+    hbm_ += static_cast<std::uint64_t>(s.hbm);
+    ddr_ += static_cast<std::uint64_t>(s.ddr);
+  }
+}
+
+void ProposalTally::update(const Proposal& proposal) {
+  if (proposal.size() != last_.size()) {
+    key_ = ProposalKey{};
+    hbm_ = ddr_ = 0;
+    for (OptionId id : proposal) add(id, false);
+    key_.count = proposal.size();
+    last_ = proposal;
+    return;
+  }
+  // Blocks that did not change are skipped by memcmp (most of them: one table moved).
+  constexpr std::size_t kBlock = 64;
+  const std::size_t n = proposal.size();
+  for (std::size_t begin = 0; begin < n; begin += kBlock) {
+    const std::size_t end = std::min(n, begin + kBlock);
+    if (std::memcmp(proposal.data() + begin, last_.data() + begin, (end - begin) * sizeof(OptionId)) == 0) continue;
+    for (std::size_t i = begin; i < end; ++i) {
+      if (proposal[i] == last_[i]) continue;
+      add(last_[i], true);
+      add(proposal[i], false);
+      last_[i] = proposal[i];
+    }
+  }
 }
 
 }  // namespace shardplan

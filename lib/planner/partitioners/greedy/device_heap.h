@@ -29,6 +29,8 @@ class DeviceHeap {
     slot_.resize(devices.size());
     parked_.clear();
     parked_bound_ = Storage{};
+    deferred_.clear();
+    deferred_flag_.assign(devices.size(), 0);
     for (std::size_t i = 0; i < heap_.size(); ++i) heap_[i] = entry(static_cast<int>(i));
     std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
     for (std::size_t i = 0; i < heap_.size(); ++i) slot_[static_cast<std::size_t>(heap_[i].position)] = static_cast<int>(i);
@@ -75,6 +77,24 @@ class DeviceHeap {
     }
     parked_.resize(kept);
     parked_bound_ = bound;
+  }
+  // The device at `position` has a new load, but the heap is not read before the
+  // next apply_deferred(): host-level steps change 8 devices at a time, often the
+  // same ones again before the next device-level step. The top depends only on the
+  // set of (unique) keys, so re-seating later gives the same choices.
+  void defer_update(int position) {
+    char& flag = deferred_flag_[static_cast<std::size_t>(position)];
+    if (flag) return;
+    flag = 1;
+    deferred_.push_back(position);
+  }
+  // Re-seats every device given to defer_update since the last call.
+  void apply_deferred() {
+    for (int position : deferred_) {
+      deferred_flag_[static_cast<std::size_t>(position)] = 0;
+      update(position);
+    }
+    deferred_.clear();
   }
   // The device at `position` (in the heap, or parked: then nothing to do) has a new load.
   void update(int position) {
@@ -135,6 +155,8 @@ class DeviceHeap {
   std::vector<int> slot_;  // position -> index in heap_, -1 when popped
   std::vector<int> parked_;
   Storage parked_bound_;
+  std::vector<int> deferred_;        // positions given to defer_update, in order
+  std::vector<char> deferred_flag_;  // position -> 1 while in deferred_
 };
 
 }  // namespace shardplan

@@ -28,10 +28,22 @@ const std::vector<int>& HostOrder::sorted(std::span<const DeviceLoad> devices) {
     std::iota(order_.begin(), order_.end(), 0);
     std::sort(order_.begin(), order_.end(), by_load);
   } else if (!dirty_hosts_.empty()) {
-    // Take the changed hosts out, re-sum them, and insert each at its place.
-    order_.erase(std::remove_if(order_.begin(), order_.end(),
-                                [this](int h) { return dirty_[static_cast<std::size_t>(h)] != 0; }),
-                 order_.end());
+    // Take the changed hosts out, re-sum them, and insert each at its place. Each is
+    // found by its old sum (the order is sorted by the sums in sums_, and the keys are
+    // unique), so one host changed costs two binary searches, not a pass over all.
+    bool found_all = true;
+    for (int h : dirty_hosts_) {
+      auto at = std::lower_bound(order_.begin(), order_.end(), h, by_load);
+      if (at == order_.end() || *at != h) {
+        found_all = false;  // an order no strict key describes (a NaN sum): the pass below
+        break;
+      }
+      order_.erase(at);
+    }
+    if (!found_all)
+      order_.erase(std::remove_if(order_.begin(), order_.end(),
+                                  [this](int h) { return dirty_[static_cast<std::size_t>(h)] != 0; }),
+                   order_.end());
     for (int h : dirty_hosts_) {
       sums_[static_cast<std::size_t>(h)] = sum_of(devices, h);
       order_.insert(std::lower_bound(order_.begin(), order_.end(), h, by_load), h);

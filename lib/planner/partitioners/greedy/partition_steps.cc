@@ -15,6 +15,22 @@ PartitionFailure failure_of(PartitionFailureKind kind, OptionId option = 0) {
   return f;
 }
 
+// device_partition checks whether any device could hold a shard after this many
+// devices in a row could not.
+constexpr int kDevicesBeforeMisfitScan = 32;
+
+// False when no device has `needed.hbm` free HBM or no device has `needed.ddr` free
+// DDR (then no device can hold it; true does not promise that one can).
+bool fits_some_device(const Storage& needed, std::span<const DeviceLoad> devices) {
+  bool hbm = false, ddr = false;
+  for (const DeviceLoad& d : devices) {
+    hbm = hbm || needed.hbm <= d.free.hbm;
+    ddr = ddr || needed.ddr <= d.free.ddr;
+    if (hbm && ddr) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 PartitionFailure uniform_misfit(const Storage& shard, const Storage& free) {
@@ -47,12 +63,14 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
 StepError device_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks,
                            HostOrder* hosts_to_touch) {
+  heap.apply_deferred();
   const std::span<const Shard> shards = brief.shard_span();
   for (std::size_t j = 0; j < shards.size(); ++j) {
     const Shard& shard = shards[j];
     const Storage needed = storage_of(shard);
     heap.unpark(needed, false);
     bool placed = false;
+    int parked_now = 0;
     while (!heap.empty()) {
       const int position = heap.top();
       DeviceLoad& device = devices[static_cast<std::size_t>(position)];
@@ -65,6 +83,11 @@ StepError device_partition(OptionId id, const OptionBrief& brief, std::span<Devi
         break;
       }
       heap.park_top();
+      // A shard that fails many devices in a row often fits none (a proposal that
+      // does not fit fails this way): when no device has that much free HBM or DDR,
+      // the scan would end in a misfit anyway, so end it now (one pass over the
+      // devices instead of a pop and a push per device).
+      if (++parked_now == kDevicesBeforeMisfitScan && !fits_some_device(needed, devices)) break;
     }
     if (!placed) {
       heap.unpark(needed, true);  // leave the heap whole
@@ -87,14 +110,26 @@ StepError cohost_partition(OptionId id, const OptionBrief& brief, std::span<Devi
     Storage host_storage;
     for (const DeviceLoad& d : host_devices) host_storage += d.free;
     if (!brief.total_storage.fits_in(host_storage)) continue;
+    if (brief.sharding_type == ShardingType::kTableRowWise) {
+      // torchrec's _uniform_partition on a copy of the host's devices, shard i on
+      // device i: each device takes one shard, so the shards fit the copy exactly
+      // when each fits its device now. Checked first, then placed in place.
+      const std::span<const Shard> shards = brief.shard_span();
+      if (shards.size() != host_devices.size()) continue;  // a shard-count error: next host
+      bool fits = true;
+      for (std::size_t i = 0; i < shards.size() && fits; ++i) fits = storage_of(shards[i]).fits_in(host_devices[i].free);
+      if (!fits) continue;
+      for (std::size_t i = 0; i < shards.size(); ++i) {
+        ranks[i] = host_devices[i].rank;
+        host_devices[i].place(shards[i]);
+      }
+      placed_host = host;
+      return std::nullopt;
+    }
     scratch.trial.assign(host_devices.begin(), host_devices.end());
     scratch.trial_ranks.assign(static_cast<std::size_t>(brief.num_shards), -1);
     StepError error;
-    if (brief.sharding_type == ShardingType::kTableRowWise) {
-      scratch.slots.resize(scratch.trial.size());
-      std::iota(scratch.slots.begin(), scratch.slots.end(), 0);
-      error = uniform_partition(brief.shard_span(), scratch.trial, scratch.slots, scratch.trial_ranks);
-    } else if (brief.sharding_type == ShardingType::kTableColumnWise) {
+    if (brief.sharding_type == ShardingType::kTableColumnWise) {
       // torchrec keys this heap with local_world_size = the host's device count.
       scratch.heap.reset(scratch.trial, static_cast<int>(scratch.trial.size()));
       error = device_partition(id, brief, scratch.trial, scratch.heap, scratch.trial_ranks,

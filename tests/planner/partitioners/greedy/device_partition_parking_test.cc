@@ -4,15 +4,19 @@
 // random inputs: for every shard, the least device by (perf, rank % local world
 // size, rank) among ALL devices that can hold it; on a misfit, the largest free
 // storage of any device. Host-level steps in between change devices behind the
-// heap's back (update), parked ones included.
+// heap's back (update, or defer_update re-seated at the next device step), parked
+// ones included. Big worlds reach the early misfit scan (after 32 devices in a row
+// could not hold a shard).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <optional>
 #include <random>
 #include <vector>
 
 #include "planner/option_summary.h"
 #include "planner/partitioners/greedy/device_heap.h"
+#include "planner/partitioners/greedy/host_order.h"
 #include "planner/partitioners/greedy/partition_steps.h"
 
 namespace shardplan {
@@ -47,15 +51,18 @@ std::optional<Storage> plain_device_partition(const std::vector<Shard>& shards, 
 TEST_CASE("device_partition with parked devices chooses what torchrec's scan of every device chooses",
           "[partitioner][structures]") {
   std::mt19937_64 rng(28);
-  int misfits = 0, placements = 0;
+  int misfits = 0, placements = 0, big_world_misfits = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    const int world = 1 + static_cast<int>(rng() % 24);
+    // Every third world is big enough for the early misfit scan.
+    const int world = trial % 3 == 0 ? 33 + static_cast<int>(rng() % 60) : 1 + static_cast<int>(rng() % 24);
     const int lws = 1 + static_cast<int>(rng() % 8);
     std::vector<DeviceLoad> fast(static_cast<std::size_t>(world));
     for (int d = 0; d < world; ++d) {
       DeviceLoad& device = fast[static_cast<std::size_t>(d)];
       device.rank = d;
-      device.free = {static_cast<std::int64_t>(rng() % 200), static_cast<std::int64_t>(rng() % 200)};
+      // Big worlds get little room, so that shards fail many devices in a row.
+      const std::uint64_t room = world > 32 ? 60 : 200;
+      device.free = {static_cast<std::int64_t>(rng() % room), static_cast<std::int64_t>(rng() % room)};
     }
     std::vector<DeviceLoad> plain = fast;
     DeviceHeap heap;
@@ -78,6 +85,7 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
       REQUIRE(got.has_value() == want.has_value());
       if (got) {
         ++misfits;
+        if (world > 32) ++big_world_misfits;
         CHECK(got->free == *want);
         break;  // a misfit ends the proposal
       }
@@ -94,13 +102,122 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
         if (!storage_of(s).fits_in(fast[d].free)) continue;
         fast[d].place(s);
         plain[d].place(s);
-        heap.update(static_cast<int>(d));
+        if (rng() % 2)
+          heap.update(static_cast<int>(d));
+        else
+          heap.defer_update(static_cast<int>(d));
       }
     }
   }
   // Both outcomes were exercised.
   CHECK(misfits > 20);
   CHECK(placements > 200);
+  CHECK(big_world_misfits > 20);  // where the early misfit scan can end the search
+}
+
+// torchrec's _cohost_partition of a table_row_wise option, as torchrec does it: for
+// each host in perf order whose summed free storage covers the option, a deep copy of
+// its devices takes shard i on device i; the first copy that takes every shard replaces
+// the host's devices.
+std::optional<int> plain_cohost_row_wise(const std::vector<Shard>& shards, const Storage& total,
+                                         std::vector<DeviceLoad>& devices, const Hosts& hosts,
+                                         const std::vector<int>& host_order, std::vector<int>& ranks) {
+  for (int host : host_order) {
+    std::span<DeviceLoad> host_devices = hosts.devices_of(std::span<DeviceLoad>(devices), host);
+    Storage sum;
+    for (const DeviceLoad& d : host_devices) sum += d.free;
+    if (!total.fits_in(sum)) continue;
+    std::vector<DeviceLoad> copy(host_devices.begin(), host_devices.end());
+    std::vector<int> copy_ranks(shards.size(), -1);
+    if (shards.size() != copy.size()) continue;
+    bool ok = true;
+    for (std::size_t i = 0; i < shards.size() && ok; ++i) {
+      if (!storage_of(shards[i]).fits_in(copy[i].free)) {
+        ok = false;
+        break;
+      }
+      copy_ranks[i] = copy[i].rank;
+      copy[i].place(shards[i]);
+    }
+    if (!ok) continue;
+    std::copy(copy.begin(), copy.end(), host_devices.begin());
+    ranks = copy_ranks;
+    return host;
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("cohost_partition of table_row_wise options places what torchrec's trial copies place",
+          "[partitioner][structures]") {
+  std::mt19937_64 rng(2828);
+  int placed = 0, refused = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Hosts hosts;
+    hosts.size = 1 + static_cast<int>(rng() % 4);
+    hosts.count = 1 + static_cast<int>(rng() % 5);
+    const std::size_t world = static_cast<std::size_t>(hosts.size * hosts.count);
+    std::vector<DeviceLoad> fast(world);
+    for (std::size_t d = 0; d < world; ++d) {
+      fast[d].rank = static_cast<int>(d);
+      fast[d].free = {static_cast<std::int64_t>(rng() % 100), static_cast<std::int64_t>(rng() % 100)};
+    }
+    std::vector<DeviceLoad> plain = fast;
+    HostOrder order;
+    order.reset(hosts);
+    HostStepScratch scratch;
+    for (int option = 0; option < 10; ++option) {
+      // Mostly one shard per device of a host; sometimes a count that fits no host.
+      const std::size_t count = rng() % 8 == 0 ? static_cast<std::size_t>(hosts.size) + 1
+                                               : static_cast<std::size_t>(hosts.size);
+      std::vector<Shard> shards(count);
+      Storage total;
+      for (Shard& s : shards) {
+        s.storage = Storage{static_cast<std::int64_t>(rng() % 30), static_cast<std::int64_t>(rng() % 30)};
+        Perf p;
+        p.fwd_compute = static_cast<double>(rng() % 4);
+        s.perf = p;
+        total += *s.storage;
+      }
+      OptionBrief brief;
+      brief.shards = shards.data();
+      brief.num_shards = static_cast<std::int32_t>(shards.size());
+      brief.sharding_type = ShardingType::kTableRowWise;
+      brief.partition_by = PartitionBy::kHost;
+      brief.total_storage = total;
+      // The plain version sorts the hosts the way HostOrder promises (perf sum, then index).
+      std::vector<int> host_order(static_cast<std::size_t>(hosts.count));
+      std::vector<double> sums(host_order.size(), 0.0);
+      for (int h = 0; h < hosts.count; ++h) {
+        host_order[static_cast<std::size_t>(h)] = h;
+        for (const DeviceLoad& d : hosts.devices_of(std::span<const DeviceLoad>(plain), h))
+          sums[static_cast<std::size_t>(h)] += d.perf_total;
+      }
+      std::stable_sort(host_order.begin(), host_order.end(), [&](int a, int b) {
+        return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)];
+      });
+      std::vector<int> fast_ranks(count, -1), plain_ranks(count, -1);
+      int fast_host = -1;
+      const StepError got = cohost_partition(static_cast<OptionId>(option), brief, fast, hosts, order, 1, fast_ranks,
+                                             scratch, fast_host);
+      const std::optional<int> want = plain_cohost_row_wise(shards, total, plain, hosts, host_order, plain_ranks);
+      REQUIRE(got.has_value() == !want.has_value());
+      if (!want) {
+        ++refused;
+        continue;
+      }
+      ++placed;
+      CHECK(fast_host == *want);
+      CHECK(fast_ranks == plain_ranks);
+      for (std::size_t d = 0; d < world; ++d) {
+        REQUIRE(fast[d].free == plain[d].free);
+        REQUIRE(fast[d].perf_total == plain[d].perf_total);
+      }
+      for (std::size_t d = 0; d < static_cast<std::size_t>(hosts.size); ++d)
+        order.touch(static_cast<std::size_t>(fast_host * hosts.size) + d);
+    }
+  }
+  CHECK(placed > 300);
+  CHECK(refused > 100);
 }
 
 }  // namespace
