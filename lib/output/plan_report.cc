@@ -226,8 +226,11 @@ std::string bar_view_svg(const PlanPicture& picture, const RankViewScale& scale)
   for (int host = 0; host < hosts; ++host) {
     const int first = host * per_host;
     const int last = std::min(static_cast<int>(picture.ranks.size()), first + per_host) - 1;
-    body += fmt::format("<text class=\"host\" x=\"2\" y=\"{:.1f}\">host {} (ranks {}-{})</text>\n", y + 13, host, first,
-                        last);
+    // A band across the chart behind each host's heading: the grid lines stop at it.
+    body += fmt::format(
+        "<rect class=\"host-band\" x=\"0\" y=\"{:.1f}\" width=\"{}\" height=\"{}\"/>"
+        "<text class=\"host\" x=\"2\" y=\"{:.1f}\">host {} (ranks {}-{})</text>\n",
+        y + 1, kChartWidth, kHostHeaderHeight - 2, y + 13, host, first, last);
     y += kHostHeaderHeight;
     for (int r = first; r <= last; ++r) {
       const ReportRank& rank = picture.ranks[r];
@@ -600,7 +603,7 @@ std::string report_page_start(const std::string& title) {
       "svg text {{ font-size: 10px; }} svg .axis-title {{ font-weight: 600; }}\n"
       "svg .tick {{ text-anchor: middle; fill: #555; }} svg .grid {{ stroke: #e3e3e3; }}\n"
       "svg .rank-label {{ text-anchor: end; }}\n"
-      "svg .host {{ font-weight: 600; fill: #444; paint-order: stroke; stroke: #fff; stroke-width: 3px; }}\n"
+      "svg .host {{ font-weight: 600; fill: #444; }} svg .host-band {{ fill: #f3f3f3; }}\n"
       "svg .usable {{ stroke: #222; stroke-width: 1.5; stroke-dasharray: 3 2; }}\n"
       "svg .shard {{ stroke: #fff; stroke-width: 0.4; }}\n"
       ".legend span {{ display: inline-block; margin-right: 14px; }}\n"
@@ -669,6 +672,15 @@ std::string render_rank_view_html(const PlanPicture& picture, const std::string&
   return legend + bar_view_svg(picture, scale);
 }
 
+namespace {
+
+// A table's size for reading: "0" rather than "0.00 B" for none (most tables use no DDR).
+std::string report_table_bytes(std::int64_t bytes) {
+  return bytes == 0 ? std::string("0") : format_bytes(static_cast<double>(bytes));
+}
+
+}  // namespace
+
 std::string render_table_view_html(const PlanPicture& picture) {
   // Numeric cells carry their exact value (bytes, ms; the ranks cell its first rank)
   // for the sort script; the text is for reading.
@@ -683,7 +695,7 @@ std::string render_table_view_html(const PlanPicture& picture) {
         "<td class=\"num\" data-value=\"{8}\">{9}</td><td class=\"num\" data-value=\"{10}\">{11}</td></tr>\n",
         markup_escape(t.table), sharding_colour(t.sharding_type), t.sharding_type, t.compute_kernel,
         t.ranks.empty() ? -1 : *std::min_element(t.ranks.begin(), t.ranks.end()), rank_ranges_text(t.ranks), t.hbm,
-        format_bytes(static_cast<double>(t.hbm)), t.ddr, format_bytes(static_cast<double>(t.ddr)), t.perf_ms,
+        report_table_bytes(t.hbm), t.ddr, report_table_bytes(t.ddr), t.perf_ms,
         short_number(t.perf_ms, 5));
   return out + "</tbody></table>\n";
 }

@@ -252,7 +252,7 @@ std::string render_sweep_svg(const SweepTable& table) {
   }
   svg += fmt::format(
       "<path d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\"/><text class=\"legend\" "
-      "x=\"{:.1f}\" y=\"{:.1f}\">infeasible point (drawn at the foot of every panel)</text>\n",
+      "x=\"{:.1f}\" y=\"{:.1f}\">infeasible point (in the shaded band at the foot of every panel)</text>\n",
       kPlotLeft + 10, y - 4, kPlotInfeasibleColour, kPlotLeft + 34, y + 4);
   return svg + "</g>\n</svg>\n";
 }

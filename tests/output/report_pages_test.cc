@@ -62,10 +62,10 @@ TEST_CASE("diff --report: both plans side by side and the tables that moved", "[
   // The per-rank views, one above the other at the page's width, share their axes: the
   // same tick labels in both, though 16 ranks carry less each than 8.
   std::vector<std::string> ticks;
-  const std::regex chart("<svg class=\"chart\"[^]*?</svg>");
   const std::regex tick("<text class=\"tick\"[^>]*>([^<]*)</text>");
-  for (auto c = std::sregex_iterator(html.begin(), html.end(), chart); c != std::sregex_iterator(); ++c) {
-    const std::string svg = (*c)[0];
+  for (std::size_t start = html.find("<svg class=\"chart\""); start != std::string::npos;
+       start = html.find("<svg class=\"chart\"", start + 1)) {
+    const std::string svg = html.substr(start, html.find("</svg>", start) - start);
     std::string labels;
     for (auto t = std::sregex_iterator(svg.begin(), svg.end(), tick); t != std::sregex_iterator(); ++t)
       labels += std::string((*t)[1]) + " ";
