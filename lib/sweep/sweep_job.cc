@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -104,7 +105,7 @@ CheckedSweepFlags check_sweep_flags(const SweepRequest& r) {
   return out;
 }
 
-std::string timeout_text(double seconds) { return fmt::format("{}s", seconds); }
+std::string sweep_timeout_text(double seconds) { return fmt::format("{}s", seconds); }
 
 }  // namespace
 
@@ -126,11 +127,9 @@ std::optional<double> parse_sweep_timeout(std::string_view text) {
       text.find('.') != text.rfind('.') || text == ".")
     return std::nullopt;
   double value = 0;
-  try {
-    value = std::stod(std::string(text)) * scale;
-  } catch (const std::exception&) {  // out of range
-    return std::nullopt;
-  }
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;  // out of range, or not all read
+  value *= scale;
   if (!(value > 0) || !std::isfinite(value)) return std::nullopt;
   return value;
 }
@@ -164,7 +163,7 @@ SweepOutcome run_sweep_request(const SweepRequest& r, const std::function<SweepI
                     "elapsed_s, start|end, index, values[, status, wall_s]",
                     context.sweep_id, todo.size(), grid.size(),
                     r.threads ? std::to_string(r.threads) : std::string("one per core"),
-                    flags.timeout_seconds ? timeout_text(*flags.timeout_seconds) : std::string("none")));
+                    flags.timeout_seconds ? sweep_timeout_text(*flags.timeout_seconds) : std::string("none")));
 
   std::optional<SweepRowSink> sink;
   if (!flags.display) {

@@ -163,7 +163,7 @@ TEST_CASE("plan --report in Chromium at 8, 64 and 1 024 ranks: fits the window, 
 
 
 // The `|`-joined attribute `name` of the DOM's body, split.
-std::vector<std::string> dom_list(const std::string& dom, const std::string& name) {
+std::vector<std::string> sort_dom_list(const std::string& dom, const std::string& name) {
   std::smatch m;
   if (!std::regex_search(dom, m, std::regex(name + "=\"([^\"]*)\""))) return {};
   std::vector<std::string> out;
@@ -175,7 +175,7 @@ std::vector<std::string> dom_list(const std::string& dom, const std::string& nam
   return out;
 }
 
-std::vector<double> as_numbers(const std::vector<std::string>& texts) {
+std::vector<double> sort_dom_numbers(const std::vector<std::string>& texts) {
   std::vector<double> out;
   for (const auto& t : texts) out.push_back(std::stod(t));
   return out;
@@ -221,12 +221,12 @@ TEST_CASE("plan --report in Chromium: the per-table table sorts on a click, and 
   REQUIRE(shell(chromium_command(chromium, profile + "-on") + " --window-size=1000,800 --dump-dom file://" +
                 fs::absolute(probe_path).string() + " >" + dom_path + " 2>/dev/null") == 0);
   const std::string dom = slurp(dom_path);
-  const std::vector<double> first = as_numbers(dom_list(dom, "data-perf-first"));
-  const std::vector<double> second = as_numbers(dom_list(dom, "data-perf-second"));
+  const std::vector<double> first = sort_dom_numbers(sort_dom_list(dom, "data-perf-first"));
+  const std::vector<double> second = sort_dom_numbers(sort_dom_list(dom, "data-perf-second"));
   REQUIRE(first.size() == plan_order.size());
   CHECK(std::is_sorted(first.rbegin(), first.rend()));  // largest first
   CHECK(second == std::vector<double>(first.rbegin(), first.rend()));
-  std::vector<std::string> names = dom_list(dom, "data-name-first");
+  std::vector<std::string> names = sort_dom_list(dom, "data-name-first");
   std::vector<std::string> expected = plan_order;
   std::sort(expected.begin(), expected.end());
   CHECK(names == expected);

@@ -87,12 +87,12 @@ TEST_CASE("run_plan with a stop: polled between proposals, a stopped run has no 
   CHECK(proposals_seen == 2);
 }
 
-SweepGrid two_by_two_grid() { return read_sweep_grid("", {"world_size=2,4", "hbm_cap=8 GiB,16 GiB"}); }
+SweepGrid sweep_job_test_grid() { return read_sweep_grid("", {"world_size=2,4", "hbm_cap=8 GiB,16 GiB"}); }
 
 TEST_CASE("sweep points past their timeout: every point a whole TIMEOUT row, the sweep goes on",
           "[sweep][timeout]") {
   const PlanningInput input = load_case(kQuickstartConfig);
-  const SweepGrid grid = two_by_two_grid();
+  const SweepGrid grid = sweep_job_test_grid();
   const std::vector<std::size_t> all{0, 1, 2, 3};
   for (const int threads : {1, 2}) {
     INFO("threads " << threads);
@@ -134,7 +134,7 @@ TEST_CASE("sweep points past their timeout: every point a whole TIMEOUT row, the
 }
 
 // Collects a run's log lines as a listener would see them.
-class RecordingListener final : public SweepPointListener {
+class SweepEventRecorder final : public SweepPointListener {
  public:
   void point_started(std::size_t index) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -157,7 +157,7 @@ TEST_CASE("sweep listener: each point starts once and ends once after it started
   const std::vector<std::size_t> all{0, 1, 2, 3, 4, 5, 6, 7};
   for (const int threads : {1, 2}) {
     INFO("threads " << threads);
-    RecordingListener listener;
+    SweepEventRecorder listener;
     SweepRunSettings settings;
     settings.threads = threads;
     settings.listener = &listener;
@@ -178,7 +178,7 @@ TEST_CASE("sweep listener: each point starts once and ends once after it started
 }
 
 TEST_CASE("sweep log lines: tab-separated, the values as given, the status and the wall time", "[sweep][log]") {
-  const SweepGrid grid = two_by_two_grid();
+  const SweepGrid grid = sweep_job_test_grid();
   CHECK(sweep_log_values(grid, 3) == "world_size=4, hbm_cap=16 GiB");
   CHECK(sweep_log_start_line(0.0125, grid, 1) == "0.013\tstart\t1\tworld_size=2, hbm_cap=16 GiB\n");
   SweepPointResult done;
