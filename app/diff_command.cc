@@ -66,9 +66,8 @@ int run(const DiffOptions& options) {
   check_conditions_apply(diff, settings.conditions);
   const GateResult gate = judge_diff(diff, settings.tolerance, settings.conditions);
   write_output(options.output, render_diff(diff, settings, gate, *format));
-  if (!options.report.empty())  // both pictures side by side (lib/output/diff_report.h)
-    write_file_atomically(options.report, render_diff_report_html(read_plan_picture(options.old_plan),
-                                                                  read_plan_picture(options.new_plan),
+  if (!options.report.empty())  // both plan files, as read above, side by side (lib/output/diff_report.h)
+    write_file_atomically(options.report, render_diff_report_html(plan_picture(*old_plan), plan_picture(*new_plan),
                                                                   options.old_plan, options.new_plan));
   if (gate.failed) return static_cast<int>(ExitCode::kNoFeasiblePlan);
   if (options.detailed_exitcode && diff.any_change()) return static_cast<int>(ExitCode::kChanged);

@@ -7,6 +7,7 @@
 #include <new>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "common/atomic_write.h"
@@ -86,7 +87,7 @@ int plan_and_write(const PlanOptions& options, StatsFormat stats_format, Progres
   progress.set_stage("writing the plan");
   write_output(options.output, outputs.plan);
   if (!options.report.empty()) {
-    PlanPicture picture = plan_picture(nlohmann::json::parse(outputs.plan));
+    PlanPicture picture = plan_picture(run, input.model.name);
     picture.inputs = planner_input_rows(input.planner);
     write_file_atomically(options.report, render_plan_report_html(picture));
   }

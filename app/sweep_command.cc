@@ -1,27 +1,18 @@
 // `shardplan sweep`: plans one model over a grid of topology and planner values,
 // one row per point; `shardplan sweep merge` joins the slices of a sharded sweep.
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
 
 #include "commands.h"
-#include "common/atomic_write.h"
 #include "common/error.h"
 #include "common/stream_write.h"
 #include "input_options.h"
-#include "output.h"
-#include "sweep/sweep_files.h"
-#include "sweep/sweep_id.h"
-#include "sweep/sweep_plot.h"
-#include "sweep/sweep_run.h"
-#include "sweep/sweep_table.h"
 #include "progress_line.h"
+#include "sweep/sweep_job.h"
+#include "sweep/sweep_table.h"
 #include "sweep_progress.h"
 
 namespace shardplan::app {
@@ -30,47 +21,11 @@ namespace {
 
 struct SweepOptions {
   InputOptions inputs;
-  std::vector<std::string> sets;
-  std::string sweep_file;
-  std::string format = "jsonl";
-  std::string output;
-  int threads = 0;
-  bool resume = false;
-  std::string shard;
-  std::string plans_dir;
-  std::string plot;
+  SweepRequest request;
   bool no_summary = false;
   // sweep merge
   std::vector<std::string> slices;
   std::string merge_output;
-};
-
-// The rows as they are written: to stdout, or appended to the output file (which
-// a later --resume reads back), each row in one write.
-class RowSink {
- public:
-  // Opens `path` ("" = stdout) keeping its first `keep` bytes (resume) or emptying it.
-  RowSink(const std::string& path, std::size_t keep) : path_(path) {
-    if (path.empty() || path == "-") return;
-    fd_ = open_sweep_output(path, keep);  // locked; a device or pipe written in place
-  }
-  ~RowSink() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  RowSink(const RowSink&) = delete;
-  RowSink& operator=(const RowSink&) = delete;
-
-  void write(std::string_view text) {
-    if (!write_whole(fd_ >= 0 ? fd_ : STDOUT_FILENO, text)) fail();
-  }
-
- private:
-  [[noreturn]] void fail() const {
-    throw InputError(SourcePos{path_.empty() ? "stdout" : path_, 0, 0}, "",
-                     std::string("writing the sweep's rows failed: ") + std::strerror(errno));
-  }
-  std::string path_;
-  int fd_ = -1;
 };
 
 std::string file_bytes(const std::string& path) {
@@ -80,100 +35,27 @@ std::string file_bytes(const std::string& path) {
   return text.str();
 }
 
-// The input files' contents, in flag order (what the sweep id covers).
-std::vector<std::string> input_contents(const InputOptions& inputs) {
-  std::vector<std::string> out;
+// The inputs the flags name: the files' contents in flag order (what the sweep id
+// covers), and the input they load to.
+SweepInputs load_sweep_inputs(const InputOptions& inputs) {
+  SweepInputs out;
   for (const std::string* path : {&inputs.config, &inputs.model, &inputs.topology, &inputs.planner}) {
     if (*path == "-")
       throw InputError(SourcePos{}, "",
                        "sweep reads its inputs by name (each slice reads them again): '-' (stdin) is not "
                        "supported here; save the input to a file");
-    if (!path->empty()) out.push_back(file_bytes(*path));
+    if (!path->empty()) out.file_contents.push_back(file_bytes(*path));
   }
+  out.input = load_input_options(inputs);
   return out;
 }
 
-// The formats --format takes: the row formats, then the tables for reading.
-std::string sweep_format_alternatives() {
-  std::string out;
-  for (const auto& entry : kSweepFormatNames) out += "'" + std::string(entry.name) + "', ";
-  for (const auto& entry : kSweepDisplayFormatNames) out += "'" + std::string(entry.name) + "', ";
-  return out.substr(0, out.size() - 2);
-}
-
 int run_sweep(const SweepOptions& o) {
-  // table and markdown are for reading: the rows are planned as for jsonl (the id
-  // says so) and the table is written when the sweep ends.
-  const auto display = parse_name(kSweepDisplayFormatNames, o.format);
-  const auto format = display ? std::optional<SweepFormat>(SweepFormat::kJsonl) : parse_name(kSweepFormatNames, o.format);
-  if (!format)
-    throw InputError(SourcePos{}, "--format", "expected one of " + sweep_format_alternatives() + ", found '" + o.format + "'");
-  if (display && o.resume)
-    throw InputError(SourcePos{}, "--resume", "needs --format jsonl or csv: a table cannot be resumed");
-  if (o.threads < 0)
-    throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(o.threads));
-  SweepShard shard;
-  if (!o.shard.empty()) {
-    const auto parsed = parse_sweep_shard(o.shard);
-    if (!parsed)
-      throw InputError(SourcePos{}, "--shard", "expected K/N with 0 <= K < N (slice K of N), found '" + o.shard + "'");
-    shard = *parsed;
-  }
-  const bool to_stdout = o.output.empty() || o.output == "-";
-  if (o.resume && to_stdout)
-    throw InputError(SourcePos{}, "--resume", "needs -o FILE: the rows of the earlier run are read from it");
-
-  const SweepGrid grid = read_sweep_grid(o.sweep_file, o.sets);
-  const std::vector<std::string> contents = input_contents(o.inputs);
-  const PlanningInput input = load_input_options(o.inputs);
-  check_grid_applies(grid, input);
-
-  const bool with_plans = !o.plans_dir.empty();
-  const SweepRowContext context{sweep_id(contents, grid, *format, with_plans), &grid};
-  const std::string header = sweep_header(*format, grid);
-  const std::vector<std::size_t> indices = shard_points(grid.size(), shard);
-  SweepResume resume;
-  if (o.resume) resume = read_sweep_resume(o.output, *format, header, context.sweep_id, indices);
-  if (with_plans) {
-    std::error_code error;
-    std::filesystem::create_directories(o.plans_dir, error);
-    if (error) throw InputError(SourcePos{o.plans_dir, 0, 0}, "--plans-dir", "cannot create it: " + error.message());
-  }
-
-  std::optional<RowSink> sink;
-  if (!display) {
-    sink.emplace(to_stdout ? "" : o.output, resume.kept.size());
-    if (resume.kept.empty()) sink->write(header);
-  }
-  // The rows as figures, for the table, the summary and the plot: the kept rows of
-  // an earlier run as read back (their wall times are not in the file), then the new.
-  SweepTable table = read_sweep_table(resume.kept);
-  table.fields = sweep_table_fields(grid);
-  const std::vector<std::size_t> todo(indices.begin() + static_cast<std::ptrdiff_t>(resume.rows_done), indices.end());
-  SweepProgress progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, false), todo.size(),
-                         progress_first_draw_after());
-  run_sweep_points(input, grid, todo, o.threads, with_plans, [&](SweepPointResult&& point) {
-    std::string plan_file;
-    if (with_plans && point.feasible) {
-      plan_file = sweep_plan_file_name_of(grid, point.index);
-      write_file_atomically((std::filesystem::path(o.plans_dir) / plan_file).string(), point.plan_text);
-    }
-    if (sink) sink->write(render_sweep_row(*format, context, point, plan_file));
-    table.rows.push_back(sweep_table_row(grid, point));
-    progress.point_done(point.feasible);
-  });
+  SweepProgress progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, false), progress_first_draw_after());
+  const SweepOutcome outcome =
+      run_sweep_request(o.request, [&] { return load_sweep_inputs(o.inputs); }, &progress);
   progress.clear();
-
-  if (display) write_output(o.output, render_sweep_table(table, *display));
-  if (!o.plot.empty()) write_file_atomically(o.plot, render_sweep_svg(table));
-  if (!o.no_summary) write_whole(STDERR_FILENO, render_sweep_summary(table, progress.elapsed_seconds()));
-  return static_cast<int>(ExitCode::kOk);
-}
-
-int run_merge(const SweepOptions& o) {
-  const std::string merged = merge_sweep_slices(o.slices);
-  write_output(o.merge_output, merged);
-  if (!o.plot.empty()) write_file_atomically(o.plot, render_sweep_svg(read_sweep_table(merged)));
+  if (!o.no_summary) write_whole(STDERR_FILENO, render_sweep_summary(outcome.table, outcome.elapsed_seconds));
   return static_cast<int>(ExitCode::kOk);
 }
 
@@ -183,31 +65,39 @@ CommandRun setup_sweep(CLI::App& sub) {
   auto options = std::make_shared<SweepOptions>();
   add_input_options(sub, options->inputs);
   sub.add_option(
-         "--set", options->sets,
+         "--set", options->request.sets,
          "sweep FIELD over the values V1,V2,... (repeatable; integer fields also take ranges A..B:STEP and "
          "A..B:*FACTOR; fields: " + joined_names(kSweepFieldNames, ", ") + ")")
       ->type_name("FIELD=V1,V2")
       ->allow_extra_args(false);
-  sub.add_option("--sweep", options->sweep_file, "the grid as a file (YAML or JSON; schemas/sweep.schema.json)")
+  sub.add_option("--sweep", options->request.sweep_file, "the grid as a file (YAML or JSON; schemas/sweep.schema.json)")
       ->type_name("FILE");
-  sub.add_option("--format", options->format,
+  sub.add_option("--format", options->request.format,
                  "rows as jsonl (default, one JSON object per line) or csv; or, for reading, an aligned table or "
                  "markdown (with a wall-time column) written when the sweep ends")
       ->type_name("FORMAT");
-  sub.add_option("-o,--output", options->output, "write the rows here (default: stdout)")->type_name("FILE");
-  sub.add_option("--threads", options->threads,
+  sub.add_option("-o,--output", options->request.output, "write the rows here (default: stdout)")->type_name("FILE");
+  sub.add_option("--threads", options->request.threads,
                  "threads (default 0: one per core); the rows are the same for any count")
       ->type_name("N");
-  sub.add_flag("--resume", options->resume,
+  sub.add_flag("--resume", options->request.resume,
                "keep the complete rows already in -o FILE (an interrupted run's) and plan only the rest");
-  sub.add_option("--shard", options->shard, "plan only slice K of N: the points whose index % N == K")
+  sub.add_option("--shard", options->request.shard, "plan only slice K of N: the points whose index % N == K")
       ->type_name("K/N");
-  sub.add_option("--plans-dir", options->plans_dir,
+  sub.add_option("--plans-dir", options->request.plans_dir,
                  "also write each feasible point's plan file here, named by its index and values "
                  "(000012-world_size=8-hbm_cap=16GiB.json)")
       ->type_name("DIR");
-  sub.add_option("--plot", options->plot,
+  sub.add_option("--plot", options->request.plot,
                  "also draw max-rank perf, max HBM and throughput against the first field (SVG)")
+      ->type_name("FILE");
+  sub.add_option("--timeout", options->request.timeout,
+                 "stop a point still planning after this long (30s, 2m, 1h, 500ms; a bare number is seconds): its "
+                 "row says failure TIMEOUT and the sweep goes on")
+      ->type_name("DURATION");
+  sub.add_option("--log", options->request.log,
+                 "also write a job log: a tab-separated line as each point starts and ends (values, status, wall "
+                 "time); appended to with --resume")
       ->type_name("FILE");
   sub.add_flag("--no-summary", options->no_summary,
                "print no summary on stderr at the end (best points, the Pareto front of perf against HBM)");
@@ -224,8 +114,11 @@ CommandRun setup_sweep(CLI::App& sub) {
       "8,16,...,64; world_size=8..1024:*2 is 8,16,...,1024.\n\n"
       "On a terminal a progress bar shows the points done, feasible so far, elapsed time and an\n"
       "ETA; at the end a summary goes to stderr (best point by each objective, the Pareto front\n"
-      "of max-rank perf against max HBM). Wall times are shown by --format table|markdown only:\n"
-      "jsonl and csv stay byte-identical from run to run.\n\n"
+      "of max-rank perf against max HBM). Wall times are shown by --format table|markdown and\n"
+      "--log only: jsonl and csv stay byte-identical from run to run and at any --threads.\n"
+      "--timeout is the exception: whether a point runs past it depends on the machine, so a\n"
+      "timed-out point's row (feasible false, failure TIMEOUT, failure_stage timeout, no figures)\n"
+      "may differ between runs; every other row stays the same.\n\n"
       "Examples:\n"
       "  shardplan sweep --config configs/quickstart.json --set world_size=2,4,8 --set hbm_cap=\"8 GiB,16 GiB\"\n"
       "  shardplan sweep --config case.json --sweep grid.yaml --format csv -o sweep.csv --plot sweep.svg\n"
@@ -238,13 +131,17 @@ CommandRun setup_sweep(CLI::App& sub) {
   merge->add_option("slices", options->slices, "the slices' output files (any order)")->type_name("SLICE")->required();
   merge->add_option("-o,--output", options->merge_output, "write the merged rows here (default: stdout)")
       ->type_name("FILE");
-  merge->add_option("--plot", options->plot, "also draw the merged sweep (SVG), as sweep --plot does")
+  merge->add_option("--plot", options->request.plot, "also draw the merged sweep (SVG), as sweep --plot does")
       ->type_name("FILE");
   merge->footer(
       "Writes exactly the bytes one unsharded run writes. Refuses (exit 2) slices of different\n"
       "sweeps, a point in two slices or in none, and a torn slice.\n\n"
       "Example:\n  shardplan sweep merge slice-0.jsonl slice-1.jsonl slice-2.jsonl -o sweep.jsonl");
-  return [options, merge] { return merge->parsed() ? run_merge(*options) : run_sweep(*options); };
+  return [options, merge] {
+    if (!merge->parsed()) return run_sweep(*options);
+    run_sweep_merge(options->slices, options->merge_output, options->request.plot);
+    return static_cast<int>(ExitCode::kOk);
+  };
 }
 
 }  // namespace shardplan::app

@@ -22,8 +22,13 @@ constexpr int kSweepBarWidth = 24;
 
 }  // namespace
 
-SweepProgress::SweepProgress(int fd, bool draw, std::size_t total, std::chrono::milliseconds first_draw_after)
-    : fd_(fd), draw_(draw), total_(total), first_draw_after_(first_draw_after) {}
+SweepProgress::SweepProgress(int fd, bool draw, std::chrono::milliseconds first_draw_after)
+    : fd_(fd), draw_(draw), first_draw_after_(first_draw_after) {}
+
+void SweepProgress::points_to_plan(std::size_t count) {
+  total_ = count;
+  start_ = Clock::now();
+}
 
 SweepProgress::~SweepProgress() { clear(); }
 

@@ -55,6 +55,11 @@ struct PlanFileSummary {
   std::int64_t total_hbm = 0, total_ddr = 0;
   std::int64_t num_proposals = 0, num_plans = 0;
   std::string storage_reservation;
+  // summary.lower_bound (absent in older plan files): the bound on the max-rank
+  // perf, the gap (plan - bound) / bound, and which bound binds.
+  std::optional<double> lower_bound;
+  std::optional<double> lower_bound_gap;
+  std::string lower_bound_binding;
 };
 
 // One rank's memory on the one basis of every output (planner/memory_basis.h).

@@ -311,6 +311,18 @@ class PlanReader {
     integer("num_plans", s.num_plans);
     if (auto v = r_.string(r_.field(node, "summary", "storage_reservation", true), "summary.storage_reservation", false))
       s.storage_reservation = *v;
+    const YAML::Node bound = r_.field(node, "summary", "lower_bound");
+    if (bound.IsDefined() && !bound.IsNull() && r_.expect_map(bound, "summary.lower_bound")) {
+      auto optional_number = [&](const char* key, std::optional<double>& to) {
+        const YAML::Node value = r_.field(bound, "summary.lower_bound", key);
+        if (value.IsDefined() && !value.IsNull()) to = r_.number(value, join_key("summary.lower_bound", key));
+      };
+      optional_number("value", s.lower_bound);
+      optional_number("gap", s.lower_bound_gap);
+      const YAML::Node binding = r_.field(bound, "summary.lower_bound", "binding");
+      if (binding.IsDefined() && !binding.IsNull())
+        if (auto v = r_.string(binding, "summary.lower_bound.binding", false)) s.lower_bound_binding = *v;
+    }
   }
 };
 

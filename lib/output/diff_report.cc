@@ -1,9 +1,7 @@
 #include "output/diff_report.h"
 
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -65,17 +63,6 @@ std::string diff_table_cells(const ReportTable* t) {
 
 }  // namespace
 
-PlanPicture read_plan_picture(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return plan_picture(nlohmann::json::parse(text.str()));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(SourcePos{path, 0, 0}, "", std::string("cannot draw this plan file: ") + e.what());
-  }
-}
-
 std::string render_diff_report_html(const PlanPicture& old_plan, const PlanPicture& new_plan,
                                     const std::string& old_name, const std::string& new_name) {
   std::string out = report_page_start("shardplan diff: " + old_name + " → " + new_name);
@@ -121,15 +108,24 @@ std::string render_diff_report_html(const PlanPicture& old_plan, const PlanPictu
         "</tbody></table>\n",
         markup_escape(old_name), markup_escape(new_name), rows);
 
+  // The headers side by side; the per-rank views one above the other, each the page's
+  // width (at half width the charts' labels would be too small to read) and on one
+  // scale, so that equal bars mean equal figures.
   out += "<h2>Side by side</h2>\n<div class=\"pair\">\n";
   for (const auto& [picture, name, prefix] :
        {std::tuple{&old_plan, &old_name, "old-"}, std::tuple{&new_plan, &new_name, "new-"}}) {
     out += fmt::format("<div class=\"side\" id=\"{}side\">\n<h3>{}</h3>\n", prefix, markup_escape(*name));
     out += render_plan_header_html(*picture, prefix);
-    out += render_rank_view_html(*picture, prefix);
     out += "</div>\n";
   }
-  return out + "</div>\n</body>\n</html>\n";
+  out += "</div>\n<h2>Per rank, on one scale</h2>\n";
+  for (const auto& [picture, other, name, prefix] :
+       {std::tuple{&old_plan, &new_plan, &old_name, "old-"}, std::tuple{&new_plan, &old_plan, &new_name, "new-"}}) {
+    out += fmt::format("<div class=\"ranks\" id=\"{}ranks\">\n<h3>{}</h3>\n", prefix, markup_escape(*name));
+    out += render_rank_view_html(*picture, prefix, {other});
+    out += "</div>\n";
+  }
+  return out + "</body>\n</html>\n";
 }
 
 }  // namespace shardplan

@@ -10,9 +10,6 @@
 
 namespace shardplan {
 
-// The picture of the plan file at `path` (one that read_plan_file accepted).
-PlanPicture read_plan_picture(const std::string& path);
-
 // The page; `old_name` and `new_name` label the two sides (e.g. the file names).
 std::string render_diff_report_html(const PlanPicture& old_plan, const PlanPicture& new_plan,
                                     const std::string& old_name, const std::string& new_name);

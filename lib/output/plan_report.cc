@@ -6,9 +6,14 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "common/units.h"
 #include "config/planner_names.h"
 #include "output/chart_scale.h"
+#include "planner/bounds/lower_bound.h"
+#include "planner/memory_basis.h"
+#include "planner/rank_load.h"
 
 namespace shardplan {
 
@@ -156,24 +161,44 @@ std::string perf_bar_svg(const ReportRank& rank, const BarColumn& c, double y) {
   return out;
 }
 
-std::string bar_view_svg(const PlanPicture& picture) {
-  double max_perf = 0;
-  std::int64_t max_hbm = 0, max_ddr = 0;
-  for (const auto& r : picture.ranks) {
-    max_perf = std::max(max_perf, r.perf_total_ms);
-    max_hbm = std::max(max_hbm, r.hbm_used());
-    max_ddr = std::max(max_ddr, r.ddr_used());
+// The axes' ends: over the pictures drawn on one scale (a diff's two plans), so
+// that equal bars mean equal figures.
+struct RankViewScale {
+  double max_perf_ms = 0;
+  double hbm_top_gib = 0, ddr_top_gib = 0;  // the storage axes' ends
+  double max_hbm_gib = 0;                   // the HBM heat map's top
+  bool with_ddr = false;                    // some rank uses DDR
+};
+
+RankViewScale rank_view_scale(const std::vector<const PlanPicture*>& pictures) {
+  RankViewScale scale;
+  for (const PlanPicture* picture : pictures) {
+    std::int64_t max_hbm = 0, max_ddr = 0;
+    for (const auto& r : picture->ranks) {
+      scale.max_perf_ms = std::max(scale.max_perf_ms, r.perf_total_ms);
+      max_hbm = std::max(max_hbm, r.hbm_used());
+      max_ddr = std::max(max_ddr, r.ddr_used());
+    }
+    scale.with_ddr = scale.with_ddr || max_ddr > 0;
+    scale.max_hbm_gib = std::max(scale.max_hbm_gib, to_gib(static_cast<double>(max_hbm)));
+    // A storage axis runs to the largest use (so that small use is visible), or on to
+    // what the reservation leaves when the use comes near it.
+    auto top = [](std::int64_t max_used, const StorageHeadline& head) {
+      double gib = to_gib(static_cast<double>(max_used));
+      if (head.fraction && *head.fraction > 0.5) gib = std::max(gib, to_gib(static_cast<double>(head.usable)));
+      return gib;
+    };
+    scale.hbm_top_gib = std::max(scale.hbm_top_gib, top(max_hbm, storage_headline(*picture, true)));
+    scale.ddr_top_gib = std::max(scale.ddr_top_gib, top(max_ddr, storage_headline(*picture, false)));
   }
-  const bool with_ddr = max_ddr > 0;
-  // HBM's axis runs to the largest use (so that small use is visible), or on to what
-  // the reservation leaves when the use comes near it.
+  return scale;
+}
+
+std::string bar_view_svg(const PlanPicture& picture, const RankViewScale& scale) {
+  const bool with_ddr = scale.with_ddr;
   const StorageHeadline hbm_head = storage_headline(picture, true);
-  const StorageHeadline ddr_head = storage_headline(picture, false);
-  auto storage_axis = [](std::int64_t max_used, const StorageHeadline& head) {
-    double top = to_gib(static_cast<double>(max_used));
-    if (head.fraction && *head.fraction > 0.5) top = std::max(top, to_gib(static_cast<double>(head.usable)));
-    return round_ticks(0, top > 0 ? top : 1, 4);
-  };
+  auto storage_axis = [](double top) { return round_ticks(0, top > 0 ? top : 1, 4); };
+  const double max_perf = scale.max_perf_ms;
   BarColumn perf, hbm, ddr;
   perf.x = kRankLabelWidth;
   perf.width = with_ddr ? 300 : 400;
@@ -183,13 +208,13 @@ std::string bar_view_svg(const PlanPicture& picture) {
   hbm.x = perf.text_x + 78;
   hbm.width = with_ddr ? 210 : 290;
   hbm.text_x = hbm.x + hbm.width + 6;
-  hbm.axis = storage_axis(max_hbm, hbm_head);
+  hbm.axis = storage_axis(scale.hbm_top_gib);
   hbm.title = fmt::format("HBM used (GiB; % of the {} left by the reservation)",
                           gib_text(static_cast<double>(hbm_head.usable)));
   ddr.x = hbm.text_x + 104;
   ddr.width = kChartWidth - ddr.x - 72;
   ddr.text_x = ddr.x + ddr.width + 6;
-  ddr.axis = storage_axis(max_ddr, ddr_head);
+  ddr.axis = storage_axis(scale.ddr_top_gib);
   ddr.title = "DDR used (GiB)";
 
   const int per_host = std::max(picture.local_world_size, 1);
@@ -201,8 +226,11 @@ std::string bar_view_svg(const PlanPicture& picture) {
   for (int host = 0; host < hosts; ++host) {
     const int first = host * per_host;
     const int last = std::min(static_cast<int>(picture.ranks.size()), first + per_host) - 1;
-    body += fmt::format("<text class=\"host\" x=\"2\" y=\"{:.1f}\">host {} (ranks {}-{})</text>\n", y + 13, host, first,
-                        last);
+    // A band across the chart behind each host's heading: the grid lines stop at it.
+    body += fmt::format(
+        "<rect class=\"host-band\" x=\"0\" y=\"{:.1f}\" width=\"{}\" height=\"{}\"/>"
+        "<text class=\"host\" x=\"2\" y=\"{:.1f}\">host {} (ranks {}-{})</text>\n",
+        y + 1, kChartWidth, kHostHeaderHeight - 2, y + 13, host, first, last);
     y += kHostHeaderHeight;
     for (int r = first; r <= last; ++r) {
       const ReportRank& rank = picture.ranks[r];
@@ -308,14 +336,10 @@ std::string heat_map_svg(const PlanPicture& picture, const std::string& cell_cla
                      kChartWidth, height, body);
 }
 
-std::string heat_view_html(const PlanPicture& picture) {
+std::string heat_view_html(const PlanPicture& picture, const RankViewScale& scale) {
   auto perf_of = [](const ReportRank& r) { return r.perf_total_ms; };
   auto hbm_of = [](const ReportRank& r) { return to_gib(static_cast<double>(r.hbm_used())); };
-  double max_perf = 0, max_hbm = 0;
-  for (const auto& r : picture.ranks) {
-    max_perf = std::max(max_perf, perf_of(r));
-    max_hbm = std::max(max_hbm, hbm_of(r));
-  }
+  const double max_perf = scale.max_perf_ms, max_hbm = scale.max_hbm_gib;
   const std::vector<int> worst_perf = worst_ranks(picture, perf_of);
   const std::vector<int> worst_hbm = worst_ranks(picture, hbm_of);
   const int per_host = std::max(picture.local_world_size, 1);
@@ -392,66 +416,133 @@ std::int64_t ReportRank::ddr_used() const {
   return total;
 }
 
-PlanPicture plan_picture(const nlohmann::json& plan_file) {
+namespace {
+
+// The memory basis's figures (planner/memory_basis.h) on a rank whose shards are
+// already in: usable as stated, and the dense/KJT reservation as used less the shards.
+void set_report_memory(ReportRank& rank, std::int64_t hbm_used, std::int64_t hbm_usable, std::int64_t ddr_used,
+                       std::int64_t ddr_usable) {
+  const std::int64_t shard_hbm = rank.hbm_used(), shard_ddr = rank.ddr_used();
+  rank.hbm_usable = hbm_usable;
+  rank.ddr_usable = ddr_usable;
+  rank.hbm_reserved = hbm_used - shard_hbm;
+  rank.ddr_reserved = ddr_used - shard_ddr;
+}
+
+std::vector<std::pair<std::string, double>> report_perf_parts(const Perf& p) {
+  return {{kReportPerfParts[0], p.fwd_compute},
+          {kReportPerfParts[1], p.fwd_comms},
+          {kReportPerfParts[2], p.bwd_compute},
+          {kReportPerfParts[3], p.bwd_comms},
+          {kReportPerfParts[4], p.prefetch_compute}};
+}
+
+// Adds one shard to its table and its rank.
+void add_report_shard(PlanPicture& picture, ReportTable& table, int rank, std::int64_t hbm, std::int64_t ddr,
+                      double perf_ms) {
+  table.ranks.push_back(rank);
+  table.hbm += hbm;
+  table.ddr += ddr;
+  table.perf_ms += perf_ms;
+  if (rank >= 0 && static_cast<std::size_t>(rank) < picture.ranks.size())
+    picture.ranks[rank].shards.push_back(
+        ReportShard{table.table, table.sharding_type, table.compute_kernel, hbm, ddr, perf_ms});
+}
+
+}  // namespace
+
+PlanPicture plan_picture(const PlanRun& run, const std::string& model_name) {
+  const Topology& topology = run.topology;
+  const ReservationResult& reservation = *run.result.reservation;
+  const std::vector<ShardingOption>& plan = run.result.plan;
+  // An empty plan (nothing shardable) has no per-rank figures, as in the plan file.
+  const std::vector<RankLoad> loads = plan.empty() ? std::vector<RankLoad>{} : rank_loads(plan, topology.world_size);
   PlanPicture picture;
-  picture.model = plan_file.at("model").get<std::string>();
-  const auto& topology = plan_file.at("topology");
-  const auto& devices = topology.at("devices");
-  picture.local_world_size = topology.value("local_world_size", static_cast<int>(devices.size()));
-  picture.compute_device = topology.value("compute_device", "");
-  const auto& reserved = plan_file.at("reserved");
-  const auto& per_rank = plan_file.at("per_rank");
-  for (std::size_t r = 0; r < devices.size(); ++r) {
+  picture.model = model_name;
+  picture.local_world_size = topology.local_world_size;
+  picture.compute_device = std::string(to_string(topology.compute_device));
+  for (std::size_t r = 0; r < topology.devices.size(); ++r) {
     ReportRank rank;
     rank.rank = static_cast<int>(r);
-    rank.hbm_capacity = devices.at(r).at("hbm").get<std::int64_t>();
-    rank.ddr_capacity = devices.at(r).at("ddr").get<std::int64_t>();
-    rank.hbm_usable = reserved.at(r).at("hbm").get<std::int64_t>();
-    rank.ddr_usable = reserved.at(r).at("ddr").get<std::int64_t>();
-    const auto& perf = per_rank.at(r).at("perf");
-    for (const char* part : kReportPerfParts) rank.perf_parts.emplace_back(part, perf.at(part).get<double>());
-    rank.perf_total_ms = perf.at("total").get<double>();
+    rank.hbm_capacity = topology.devices[r].storage.hbm;
+    rank.ddr_capacity = topology.devices[r].storage.ddr;
+    rank.hbm_usable = reservation.reserved.devices[r].storage.hbm;
+    rank.ddr_usable = reservation.reserved.devices[r].storage.ddr;
+    if (r < loads.size()) {
+      rank.perf_parts = report_perf_parts(loads[r].perf);
+      rank.perf_total_ms = loads[r].perf.total();
+      picture.max_rank_perf_ms = std::max(picture.max_rank_perf_ms, rank.perf_total_ms);
+    }
     picture.ranks.push_back(std::move(rank));
   }
-  for (const auto& [path, tables] : plan_file.at("plan").items())
-    for (const auto& [name, table] : tables.items()) {
-      ReportTable t;
-      t.table = path + "." + name;
-      t.sharding_type = table.at("sharding_type").get<std::string>();
-      t.compute_kernel = table.at("compute_kernel").get<std::string>();
-      for (const auto& shard : table.at("shards")) {
-        ReportShard s{t.table, t.sharding_type, t.compute_kernel, shard.at("storage").at("hbm").get<std::int64_t>(),
-                      shard.at("storage").at("ddr").get<std::int64_t>(), shard.at("perf").at("total").get<double>()};
-        t.ranks.push_back(shard.at("rank").get<int>());
-        t.hbm += s.hbm;
-        t.ddr += s.ddr;
-        t.perf_ms += s.perf_ms;
-        picture.ranks.at(shard.at("rank").get<std::size_t>()).shards.push_back(std::move(s));
-      }
-      picture.tables.push_back(std::move(t));
+  for (const ShardingOption& option : plan) {
+    ReportTable t;
+    t.table = option.path + "." + option.name;
+    t.sharding_type = std::string(to_string(option.sharding_type));
+    t.compute_kernel = std::string(to_string(option.compute_kernel));
+    for (const auto& shard : option.shards) {
+      const Storage storage = shard.storage.value_or(Storage{});
+      add_report_shard(picture, t, shard.rank.value_or(-1), storage.hbm, storage.ddr,
+                       shard.perf.value_or(Perf{}).total());
     }
-  // The one memory basis (planner/memory_basis.h), as the plan file states it: usable is
-  // the device less the reservation's percentage, used adds the dense/KJT reservation.
-  if (plan_file.contains("memory") && plan_file["memory"].contains("per_rank")) {
-    const auto& memory = plan_file["memory"]["per_rank"];
-    for (std::size_t r = 0; r < memory.size() && r < picture.ranks.size(); ++r) {
-      ReportRank& rank = picture.ranks[r];
-      const std::int64_t shard_hbm = rank.hbm_used(), shard_ddr = rank.ddr_used();
-      rank.hbm_usable = memory[r].at("hbm_usable").get<std::int64_t>();
-      rank.ddr_usable = memory[r].at("ddr_usable").get<std::int64_t>();
-      rank.hbm_reserved = memory[r].at("hbm_used").get<std::int64_t>() - shard_hbm;
-      rank.ddr_reserved = memory[r].at("ddr_used").get<std::int64_t>() - shard_ddr;
+    picture.tables.push_back(std::move(t));
+  }
+  const std::vector<RankMemory> memory = rank_memory(topology, reservation, loads);
+  for (std::size_t r = 0; r < memory.size() && r < picture.ranks.size(); ++r)
+    set_report_memory(picture.ranks[r], memory[r].hbm.used, memory[r].hbm.capacity, memory[r].ddr.used,
+                      memory[r].ddr.capacity);
+  picture.storage_reservation =
+      reservation.policy ? std::string(torchrec_name_of(kReservationPolicyNames, *reservation.policy)) : "";
+  if (run.bound) {
+    if (run.bound->feasible) {
+      picture.lower_bound_ms = run.bound->value;
+      const double gap = bound_gap(run.result.perf_rating, run.bound->value);
+      if (std::isfinite(gap)) picture.gap = gap;
     }
+    picture.bound_binding = std::string(to_string(run.bound->binding));
   }
-  const auto& summary = plan_file.at("summary");
-  picture.max_rank_perf_ms = summary.at("max_rank_perf").get<double>();
-  picture.storage_reservation = summary.value("storage_reservation", "");
-  if (summary.contains("lower_bound") && summary["lower_bound"].is_object()) {
-    const auto& bound = summary["lower_bound"];
-    if (bound.contains("value") && bound["value"].is_number()) picture.lower_bound_ms = bound["value"].get<double>();
-    if (bound.contains("gap") && bound["gap"].is_number()) picture.gap = bound["gap"].get<double>();
-    picture.bound_binding = bound.value("binding", "");
+  return picture;
+}
+
+PlanPicture plan_picture(const PlanFile& file) {
+  PlanPicture picture;
+  picture.model = file.model;
+  picture.local_world_size = file.local_world_size;
+  picture.compute_device = file.compute_device;
+  for (std::size_t r = 0; r < file.devices.size(); ++r) {
+    ReportRank rank;
+    rank.rank = static_cast<int>(r);
+    rank.hbm_capacity = file.devices[r].hbm;
+    rank.ddr_capacity = file.devices[r].ddr;
+    if (r < file.reserved.size()) {
+      rank.hbm_usable = file.reserved[r].hbm;
+      rank.ddr_usable = file.reserved[r].ddr;
+    }
+    if (r < file.ranks.size()) {
+      const PlanFilePerf& p = file.ranks[r].perf;
+      rank.perf_parts = report_perf_parts(Perf{p.fwd_compute, p.fwd_comms, p.bwd_compute, p.bwd_comms, p.prefetch_compute});
+      rank.perf_total_ms = p.total;
+    }
+    picture.ranks.push_back(std::move(rank));
   }
+  for (const PlanFileTable& table : file.tables) {
+    ReportTable t;
+    t.table = table.fqn();
+    t.sharding_type = std::string(to_string(table.sharding_type));
+    t.compute_kernel = std::string(to_string(table.compute_kernel));
+    for (const PlanFileShard& shard : table.shards)
+      add_report_shard(picture, t, shard.rank, shard.storage.hbm, shard.storage.ddr, shard.perf.total);
+    picture.tables.push_back(std::move(t));
+  }
+  // Plan files older than the "memory" block keep "reserved" as usable and no reservation in use.
+  for (std::size_t r = 0; r < file.memory.size() && r < picture.ranks.size(); ++r)
+    set_report_memory(picture.ranks[r], file.memory[r].used.hbm, file.memory[r].usable.hbm, file.memory[r].used.ddr,
+                      file.memory[r].usable.ddr);
+  picture.max_rank_perf_ms = file.summary.max_rank_perf;
+  picture.storage_reservation = file.summary.storage_reservation;
+  picture.lower_bound_ms = file.summary.lower_bound;
+  picture.gap = file.summary.lower_bound_gap;
+  picture.bound_binding = file.summary.lower_bound_binding;
   return picture;
 }
 
@@ -511,7 +602,8 @@ std::string report_page_start(const std::string& title) {
       "svg.chart {{ width: 100%; height: auto; display: block; }}\n"
       "svg text {{ font-size: 10px; }} svg .axis-title {{ font-weight: 600; }}\n"
       "svg .tick {{ text-anchor: middle; fill: #555; }} svg .grid {{ stroke: #e3e3e3; }}\n"
-      "svg .rank-label {{ text-anchor: end; }} svg .host {{ font-weight: 600; fill: #444; }}\n"
+      "svg .rank-label {{ text-anchor: end; }}\n"
+      "svg .host {{ font-weight: 600; fill: #444; }} svg .host-band {{ fill: #f3f3f3; }}\n"
       "svg .usable {{ stroke: #222; stroke-width: 1.5; stroke-dasharray: 3 2; }}\n"
       "svg .shard {{ stroke: #fff; stroke-width: 0.4; }}\n"
       ".legend span {{ display: inline-block; margin-right: 14px; }}\n"
@@ -523,6 +615,9 @@ std::string report_page_start(const std::string& title) {
       "table.data .num {{ text-align: right; font-variant-numeric: tabular-nums; }}\n"
       ".pair {{ display: grid; grid-template-columns: 1fr 1fr; gap: 18px; }} .pair > div {{ min-width: 0; }}\n"
       ".moved {{ background: #fff3cd; }}\n"
+      "caption {{ caption-side: top; text-align: left; color: #555; font-size: 11px; padding: 2px 0; }}\n"
+      "th.sort-key {{ cursor: pointer; text-decoration: underline dotted; }}\n"
+      "th[aria-sort=ascending]::after {{ content: \" ▲\"; }} th[aria-sort=descending]::after {{ content: \" ▼\"; }}\n"
       "</style>\n</head>\n<body>\n",
       markup_escape(title));
 }
@@ -560,8 +655,12 @@ std::string render_plan_header_html(const PlanPicture& picture, const std::strin
   return fmt::format("<table class=\"facts\">\n{}</table>\n<div class=\"figures\">\n{}</div>\n", facts, cards);
 }
 
-std::string render_rank_view_html(const PlanPicture& picture, const std::string& /*id_prefix*/) {
-  if (picture.ranks.size() > kReportBarRanksMax) return heat_view_html(picture);
+std::string render_rank_view_html(const PlanPicture& picture, const std::string& /*id_prefix*/,
+                                  const std::vector<const PlanPicture*>& same_scale) {
+  std::vector<const PlanPicture*> scaled_together{&picture};
+  scaled_together.insert(scaled_together.end(), same_scale.begin(), same_scale.end());
+  const RankViewScale scale = rank_view_scale(scaled_together);
+  if (picture.ranks.size() > kReportBarRanksMax) return heat_view_html(picture, scale);
   std::string legend = "<p class=\"legend\">perf: ";
   for (std::size_t i = 0; i < std::size(kReportPerfParts); ++i)
     legend += legend_swatch(kReportPerfColours[i], kReportPerfParts[i]);
@@ -570,29 +669,86 @@ std::string render_rank_view_html(const PlanPicture& picture, const std::string&
   legend +=
       "<span><i style=\"background:#fff;border:none;border-left:2px dashed #222\"></i>what the storage reservation "
       "leaves (where on the scale)</span></p>\n";
-  return legend + bar_view_svg(picture);
+  return legend + bar_view_svg(picture, scale);
 }
 
+namespace {
+
+// A table's size for reading: "0" rather than "0.00 B" for none (most tables use no DDR).
+std::string report_table_bytes(std::int64_t bytes) {
+  return bytes == 0 ? std::string("0") : format_bytes(static_cast<double>(bytes));
+}
+
+}  // namespace
+
 std::string render_table_view_html(const PlanPicture& picture) {
+  // Numeric cells carry their exact value (bytes, ms; the ranks cell its first rank)
+  // for the sort script; the text is for reading.
   std::string out =
-      "<table class=\"data tables\"><thead><tr><th>table</th><th>sharding type</th><th>kernel</th><th>ranks</th>"
-      "<th class=\"num\">HBM</th><th class=\"num\">DDR</th><th class=\"num\">perf (ms)</th></tr></thead><tbody>\n";
+      "<table class=\"data tables sortable\" id=\"tables\"><thead><tr><th>table</th><th>sharding type</th>"
+      "<th>kernel</th><th class=\"num-key\">ranks</th><th class=\"num\">HBM</th><th class=\"num\">DDR</th>"
+      "<th class=\"num\">perf (ms)</th></tr></thead><tbody>\n";
   for (const auto& t : picture.tables)
     out += fmt::format(
         "<tr data-table=\"{0}\"><td>{0}</td><td><i class=\"swatch\" style=\"display:inline-block;width:9px;height:9px;"
-        "background:{1}\"></i> {2}</td><td>{3}</td><td>{4}</td><td class=\"num\">{5}</td><td class=\"num\">{6}</td>"
-        "<td class=\"num\">{7}</td></tr>\n",
+        "background:{1}\"></i> {2}</td><td>{3}</td><td data-value=\"{4}\">{5}</td><td class=\"num\" data-value=\"{6}\">{7}</td>"
+        "<td class=\"num\" data-value=\"{8}\">{9}</td><td class=\"num\" data-value=\"{10}\">{11}</td></tr>\n",
         markup_escape(t.table), sharding_colour(t.sharding_type), t.sharding_type, t.compute_kernel,
-        rank_ranges_text(t.ranks), format_bytes(static_cast<double>(t.hbm)), format_bytes(static_cast<double>(t.ddr)),
+        t.ranks.empty() ? -1 : *std::min_element(t.ranks.begin(), t.ranks.end()), rank_ranges_text(t.ranks), t.hbm,
+        report_table_bytes(t.hbm), t.ddr, report_table_bytes(t.ddr), t.perf_ms,
         short_number(t.perf_ms, 5));
   return out + "</tbody></table>\n";
+}
+
+std::string report_sort_script() {
+  // Sorting for people with script on; with it off the table stays in plan order and
+  // nothing else changes. No network, no library: the rows are moved in place.
+  return R"(<script>
+(function () {
+  var tables = document.querySelectorAll('table.sortable');
+  Array.prototype.forEach.call(tables, function (table) {
+    var heads = table.tHead.rows[0].cells, body = table.tBodies[0];
+    var hint = document.createElement('caption');
+    hint.textContent = 'Click a column heading to sort (again to reverse).';
+    table.insertBefore(hint, table.firstChild);
+    Array.prototype.forEach.call(heads, function (th, column) {
+      var numeric = th.classList.contains('num') || th.classList.contains('num-key');
+      var key = function (row) {
+        var cell = row.cells[column];
+        return numeric ? Number(cell.getAttribute('data-value')) : cell.textContent.trim();
+      };
+      var sort = function () {
+        // Numbers largest first, names A to Z; a second click reverses.
+        var first = numeric ? 'descending' : 'ascending';
+        var order = th.getAttribute('aria-sort') === first ? (numeric ? 'ascending' : 'descending') : first;
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', order);
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a), y = key(b);
+          var c = numeric ? x - y : x.localeCompare(y);
+          return order === 'ascending' ? c : -c;
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      };
+      th.tabIndex = 0;
+      th.classList.add('sort-key');
+      th.addEventListener('click', sort);
+      th.addEventListener('keydown', function (e) {
+        if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); }
+      });
+    });
+  });
+})();
+</script>
+)";
 }
 
 std::string render_plan_report_html(const PlanPicture& picture) {
   return report_page_start("shardplan: " + picture.model) +
          fmt::format("<h1>{}: {} ranks</h1>\n", markup_escape(picture.model), picture.ranks.size()) +
          render_plan_header_html(picture, "") + "<h2>Per rank</h2>\n" + render_rank_view_html(picture, "") +
-         "<h2>Per table</h2>\n" + render_table_view_html(picture) + "</body>\n</html>\n";
+         "<h2>Per table</h2>\n" + render_table_view_html(picture) + report_sort_script() + "</body>\n</html>\n";
 }
 
 }  // namespace shardplan

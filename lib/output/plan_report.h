@@ -1,5 +1,6 @@
 // A picture of a plan (`shardplan plan --report plan.html`): one self-contained HTML
-// page, inline SVG and CSS, no script and no network. A header with the inputs and
+// page, inline SVG and CSS, no network; one small inline script sorts the per-table
+// table, and everything else needs none. A header with the inputs and
 // the headline figures (max-rank perf, the lower bound and the gap, HBM and DDR use
 // against what the storage reservation leaves), one row of bars per rank grouped by
 // host (perf by part; HBM and DDR by sharding type, with the numbers), or past
@@ -9,13 +10,14 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "config/config.h"
+#include "config/plan_file.h"
+#include "planner/run.h"
 
 namespace shardplan {
 
@@ -73,8 +75,13 @@ struct PlanPicture {
   std::vector<std::pair<std::string, std::string>> inputs;
 };
 
-// The picture's data, read from a plan file document (schemas/plan.schema.json).
-PlanPicture plan_picture(const nlohmann::json& plan_file);
+// The picture of a run that found a plan (run.ok()), from the computed values
+// themselves (`shardplan plan --report`): the same figures the plan file states.
+PlanPicture plan_picture(const PlanRun& run, const std::string& model_name);
+
+// The picture of a plan file read as input (`shardplan diff OLD NEW --report`).
+// For the file `plan` wrote from `run`, equal to plan_picture(run, model).
+PlanPicture plan_picture(const PlanFile& file);
 
 // The planner's choices the plan file does not record, as PlanPicture::inputs rows:
 // partitioner (with its greedy order) and proposers.
@@ -97,10 +104,16 @@ std::string rank_ranges_text(std::vector<int> ranks);
 // The header (inputs and headline figures) as an HTML fragment; the plan report and
 // the diff report share it.
 std::string render_plan_header_html(const PlanPicture& picture, const std::string& id_prefix);
-// The per-rank view (bars or heat maps) as an HTML fragment.
-std::string render_rank_view_html(const PlanPicture& picture, const std::string& id_prefix);
-// The per-table table as an HTML fragment.
+// The per-rank view (bars or heat maps) as an HTML fragment; its axes (or colour
+// bins) cover `picture` and the pictures in `same_scale` (a diff's other plan).
+std::string render_rank_view_html(const PlanPicture& picture, const std::string& id_prefix,
+                                  const std::vector<const PlanPicture*>& same_scale = {});
+// The per-table table as an HTML fragment (class "sortable": report_sort_script sorts it).
 std::string render_table_view_html(const PlanPicture& picture);
+// The page's one script: a click on a heading of a "sortable" table sorts its rows
+// (numbers by their data-value, largest first; text A to Z; again to reverse). The
+// page reads the same without it: the table is then in plan order.
+std::string report_sort_script();
 // The page's <head> and style (shared with the diff report), up to and with "<body>\n".
 std::string report_page_start(const std::string& title);
 

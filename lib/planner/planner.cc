@@ -123,7 +123,15 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   Placement best_placement;
   std::optional<Proposal> last_failed;
   ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, space, proposers_, keyer, parallelism_,
-                              partition_every_proposal_);
+                              partition_every_proposal_, stop_);
+  // A stopped search keeps nothing: its best so far is not the plan the search finds.
+  const auto stopped = [&] {
+    if (!plan_stop_requested(stop_)) return false;
+    result = PlanResult{};
+    result.reservation = reserved.result;
+    result.stopped = true;
+    return true;
+  };
 
   for (std::size_t k = 0; k < proposers_.size(); ++k) {
     Proposer& proposer = *proposers_[k];
@@ -133,6 +141,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     std::size_t step = 0;
     // torchrec's `while proposal:` also stops on an empty proposal.
     for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose(), ++step) {
+      if (stopped()) return result;
       tally.update(*proposal);
       const ProposalKey key = tally.key();
       if (auto seen = cache.find(key); seen != cache.end()) {

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "planner/parallelism.h"
 #include "planner/perf_model.h"
+#include "planner/plan_stop.h"
 #include "planner/progress.h"
 #include "planner/proposers/proposer.h"
 #include "planner/rank_load.h"
@@ -104,7 +105,10 @@ struct PlanResult {
   int num_plans = 0;
   std::optional<PlanFailure> failure;
   PhaseTimes phases;  // reservation / proposer set-up / proposal loop / result
-  bool ok() const { return !failure.has_value(); }
+  // The caller's PlanStop asked to stop before planning ended: no plan and no
+  // failure (the search did not finish, so neither is known).
+  bool stopped = false;
+  bool ok() const { return !failure.has_value() && !stopped; }
 };
 
 // Sees every proposal the planner evaluates (not the repeats answered from its
@@ -144,6 +148,10 @@ class EmbeddingShardingPlanner {
   // torchrec would do, planner/advice/torchrec_failures.h).
   void set_partition_every_proposal(bool every) { partition_every_proposal_ = every; }
 
+  // Polls `stop` (not owned; none by default) before each proposal: once it asks,
+  // plan() returns a result with `stopped` set.
+  void set_stop(const PlanStop* stop) { stop_ = stop; }
+
  private:
   const StorageReservation& reservation_;
   std::vector<std::unique_ptr<Proposer>> proposers_;
@@ -158,6 +166,7 @@ class EmbeddingShardingPlanner {
   ProposalObserver* observer_ = nullptr;
   ProgressObserver progress_;
   bool partition_every_proposal_ = false;
+  const PlanStop* stop_ = nullptr;
 };
 
 // The proposers named in options.proposers, in order.

@@ -16,9 +16,10 @@ ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfM
                                      const Topology& constraint, const SearchSpace& space,
                                      const std::vector<std::unique_ptr<Proposer>>& proposers,
                                      const ProposalKeyer& keyer, const Parallelism& parallelism,
-                                     bool partition_every_proposal)
+                                     bool partition_every_proposal, const PlanStop* stop)
     : partitioner_(partitioner),
       partition_every_proposal_(partition_every_proposal),
+      stop_(stop),
       perf_model_(perf_model),
       constraint_(constraint),
       space_(space),
@@ -96,6 +97,8 @@ void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
   double best = std::numeric_limits<double>::infinity();
   ProposalTally tally(keyer_, space_);
   for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose()) {
+    // A stopped run uses no walk: the loop returns at its own next check.
+    if (plan_stop_requested(stop_)) return;
     WalkedStep& step = w.steps.emplace_back();
     tally.update(*proposal);
     step.evaluation = evaluate_now(*proposal, tally.total_storage(), workspace);

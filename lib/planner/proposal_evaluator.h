@@ -14,6 +14,7 @@
 
 #include "planner/parallelism.h"
 #include "planner/perf_model.h"
+#include "planner/plan_stop.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/proposer.h"
 #include "planner/search_space.h"
@@ -36,7 +37,7 @@ class ProposalEvaluator {
   ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model, const Topology& constraint,
                     const SearchSpace& space, const std::vector<std::unique_ptr<Proposer>>& proposers,
                     const ProposalKeyer& keyer, const Parallelism& parallelism,
-                    bool partition_every_proposal = false);
+                    bool partition_every_proposal = false, const PlanStop* stop = nullptr);
   ~ProposalEvaluator();
 
   // Called before proposer `index` proposes.
@@ -79,6 +80,7 @@ class ProposalEvaluator {
 
   const Partitioner& partitioner_;
   bool partition_every_proposal_;  // also those needing more than capacity_
+  const PlanStop* stop_;           // polled by the walks; may be null
   const PerfModel& perf_model_;
   const Topology& constraint_;
   const SearchSpace& space_;

@@ -46,9 +46,17 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, c
 }
 
 PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, ProposalObserver* observer,
-                 const ProgressObserver& progress) {
+                 const ProgressObserver& progress, const PlanStop* stop) {
   PlanRun run;
   auto start = std::chrono::steady_clock::now();
+  // Between stages: a stopped run drops what it computed and says only that it stopped.
+  const auto stopped_run = [&run, &start] {
+    PlanRun out;
+    out.topology = std::move(run.topology);
+    out.result.stopped = true;
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return out;
+  };
   run.phases.restart();
   run.topology = build_topology(input.topology);
   Estimators estimators;
@@ -62,6 +70,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     enumeration_failure = std::current_exception();
   }
   run.phases.mark(fmt::format("enumerate and estimate ({} options)", run.search_space.size()));
+  if (plan_stop_requested(stop)) return stopped_run();
   // torchrec reserves before it enumerates: a failed reservation wins (torchrec_failures.h).
   if (run.enumeration_error || enumeration_failure) {
     if (auto failure = reservation_failure(input, run.topology)) {
@@ -90,7 +99,9 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     // The guard observes every proposal torchrec would partition, also those
     // needing more storage than all devices hold.
     if (guard) planner.set_partition_every_proposal(true);
+    planner.set_stop(stop);
     run.result = planner.plan(run.topology, input.model, run.search_space);
+    if (run.result.stopped || plan_stop_requested(stop)) return stopped_run();
     if (guard && guard->crashed()) {  // torchrec would have died: no plan, no stats
       run.result.plan.clear();
       run.result.last_proposal.clear();
@@ -100,6 +111,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
       describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space.enumerated());
     run.phases.append(run.result.phases);
     if (refiner) refine_plan(run, *refiner);
+    if (plan_stop_requested(stop)) return stopped_run();
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();
       run.bound = compute_lower_bound(bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));

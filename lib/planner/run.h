@@ -10,6 +10,7 @@
 #include "config/config.h"
 #include "planner/bounds/lower_bound.h"
 #include "planner/parallelism.h"
+#include "planner/plan_stop.h"
 #include "planner/planner.h"
 #include "planner/search_space.h"
 #include "planner/progress.h"
@@ -37,13 +38,19 @@ struct PlanRun {
   PhaseTimes phases;   // enumeration, then the planner's phases
 
   bool ok() const { return !enumeration_error && result.ok(); }
+  // A PlanStop asked to stop before the run ended (result.stopped): no plan, no
+  // failure, no bound.
+  bool stopped() const { return result.stopped; }
 };
 
 // Plans `input` on the threads of `parallelism` (none by default); the result
 // depends on neither it nor the observers. `observer`, when given, sees every
-// proposal evaluated (planner.h); `progress` hears how far planning got.
+// proposal evaluated (planner.h); `progress` hears how far planning got. `stop`,
+// when given, is polled (planner/plan_stop.h): once it asks, the run returns with
+// stopped() set and nothing else (every other result is as without it).
 PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {},
-                 ProposalObserver* observer = nullptr, const ProgressObserver& progress = {});
+                 ProposalObserver* observer = nullptr, const ProgressObserver& progress = {},
+                 const PlanStop* stop = nullptr);
 
 // Whether torchrec logs EmbeddingStats for this run: it does after the proposal
 // loop (with the best plan, or with the last failed proposal), but not when it

@@ -28,7 +28,7 @@ class Fnv1a {
 }  // namespace
 
 std::string sweep_id(const std::vector<std::string>& input_files, const SweepGrid& grid, SweepFormat format,
-                     bool with_plan_files) {
+                     bool with_plan_files, std::optional<double> timeout_seconds) {
   Fnv1a hash;
   hash.add("shardplan.sweep/v1");
   hash.add(SHARDPLAN_VERSION);
@@ -36,6 +36,8 @@ std::string sweep_id(const std::vector<std::string>& input_files, const SweepGri
   hash.add(grid.canonical_text());
   hash.add(name_of(kSweepFormatNames, format));
   hash.add(with_plan_files ? "plans" : "");
+  // Rows planned under another limit are not the same sweep's: resume and merge refuse them.
+  if (timeout_seconds) hash.add(fmt::format("timeout={}", *timeout_seconds));
   return fmt::format("{:016x}", hash.value());
 }
 

@@ -17,6 +17,9 @@ constexpr double kPlotCanvasWidth = 820;
 constexpr double kPlotLeft = 90, kPlotAreaWidth = 660, kPlotAreaHeight = 170;
 constexpr double kPlotPanelGap = 62;  // below each panel: x ticks and the x label
 constexpr double kPlotTop = 44;
+// With infeasible points, a band at the foot of each panel, under its zero line, holds
+// their crosses: drawn over the data area they hid the series running near zero.
+constexpr double kPlotInfeasibleBand = 18;
 constexpr double kPlotLegendRow = 18;
 constexpr std::size_t kPlotLegendMax = 40;
 constexpr const char* kPlotColours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b",
@@ -125,10 +128,18 @@ std::string render_sweep_svg(const SweepTable& table) {
   std::size_t feasible = 0;
   for (const auto& r : table.rows) feasible += r.feasible;
 
+  // A series with no feasible point draws nothing but crosses: its legend entry says so.
+  std::vector<bool> series_feasible(series_labels.size(), false);
+  for (std::size_t i = 0; i < table.rows.size(); ++i)
+    if (table.rows[i].feasible && series_of[i] < series_feasible.size()) series_feasible[series_of[i]] = true;
+  std::vector<std::string> legend_labels = series_labels;
+  for (std::size_t s = 0; s < legend_labels.size(); ++s)
+    if (!series_feasible[s]) legend_labels[s] += " (no feasible point)";
+
   // The legend's layout: two columns when the labels are short.
   const bool with_legend = table.fields.size() > 1;
   std::size_t longest = 0;
-  for (const auto& l : series_labels) longest = std::max(longest, l.size());
+  for (const auto& l : legend_labels) longest = std::max(longest, l.size());
   const int legend_columns = longest * 6.6 < 330 ? 2 : 1;
   const std::size_t legend_entries = with_legend ? std::min(series_labels.size(), kPlotLegendMax) : 0;
   const double legend_top = kPlotTop + 3 * (kPlotAreaHeight + kPlotPanelGap) + 6;
@@ -154,10 +165,18 @@ std::string render_sweep_svg(const SweepTable& table) {
     for (const auto& r : table.rows)
       if (r.feasible && panel.value(r)) y_max = std::max(y_max, *panel.value(r) * panel.scale);
     const AxisTicks axis = round_ticks(0, y_max > 0 ? y_max : 1, 5);
-    auto y_of = [&](double raw) { return bottom - kPlotAreaHeight * (raw * panel.scale - axis.low) / (axis.high - axis.low); };
+    const double band = feasible < table.rows.size() ? kPlotInfeasibleBand : 0;
+    const double zero_y = bottom - band, data_height = kPlotAreaHeight - band;
+    auto y_of = [&](double raw) { return zero_y - data_height * (raw * panel.scale - axis.low) / (axis.high - axis.low); };
     svg += fmt::format("<g class=\"panel {}\">\n", panel.css_class);
+    if (band > 0)
+      svg += fmt::format(
+          "<rect class=\"infeasible-band\" x=\"{0}\" y=\"{1:.1f}\" width=\"{2}\" height=\"{3}\" fill=\"#fbeaea\"/>"
+          "<text class=\"band-label\" x=\"{4}\" y=\"{5:.1f}\" text-anchor=\"end\" font-size=\"10\" fill=\"{6}\">"
+          "infeasible</text>\n",
+          kPlotLeft, zero_y, kPlotAreaWidth, band, kPlotLeft - 6, bottom - 5, kPlotInfeasibleColour);
     for (const double tick : axis.ticks) {
-      const double y = bottom - kPlotAreaHeight * (tick - axis.low) / (axis.high - axis.low);
+      const double y = zero_y - data_height * (tick - axis.low) / (axis.high - axis.low);
       svg += fmt::format(
           "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\" stroke=\"#e6e6e6\"/>"
           "<text class=\"y-tick\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
@@ -204,7 +223,7 @@ std::string render_sweep_svg(const SweepTable& table) {
         svg += fmt::format(
             "<path class=\"infeasible {}\" d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\">"
             "<title>point {}: infeasible ({})</title></path>\n",
-            panel.css_class, x_of(i) - 4, bottom - 12, kPlotInfeasibleColour, table.rows[i].index,
+            panel.css_class, x_of(i) - 4, bottom - band / 2 - 4, kPlotInfeasibleColour, table.rows[i].index,
             markup_escape(table.rows[i].failure));
     svg += "</g>\n";
   }
@@ -222,7 +241,7 @@ std::string render_sweep_svg(const SweepTable& table) {
         "stroke-width=\"1.5\"{4}/><path d=\"{5}\" {9}/><text class=\"legend\" x=\"{6:.1f}\" y=\"{7:.1f}\">{8}"
         "</text></g>\n",
         x, x + 28, y, colour, *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "",
-        marker_path(static_cast<int>(s), x + 14, y), x + 34, y + 4, markup_escape(series_labels[s]),
+        marker_path(static_cast<int>(s), x + 14, y), x + 34, y + 4, markup_escape(legend_labels[s]),
         marker_paint(s, colour));
   }
   double y = legend_top + ((legend_entries + legend_columns - 1) / legend_columns) * kPlotLegendRow;
@@ -233,7 +252,7 @@ std::string render_sweep_svg(const SweepTable& table) {
   }
   svg += fmt::format(
       "<path d=\"M{:.1f},{:.1f} l8,8 m0,-8 l-8,8\" stroke=\"{}\" stroke-width=\"2\"/><text class=\"legend\" "
-      "x=\"{:.1f}\" y=\"{:.1f}\">infeasible point (drawn at the foot of every panel)</text>\n",
+      "x=\"{:.1f}\" y=\"{:.1f}\">infeasible point (in the shaded band at the foot of every panel)</text>\n",
       kPlotLeft + 10, y - 4, kPlotInfeasibleColour, kPlotLeft + 34, y + 4);
   return svg + "</g>\n</svg>\n";
 }

@@ -38,13 +38,19 @@ void record_failure(const PlanRun& run, SweepPointResult& out) {
 }  // namespace
 
 SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid& grid, std::size_t index,
-                                      const Parallelism& parallelism, bool want_plan_text) {
+                                      const Parallelism& parallelism, bool want_plan_text, const PlanStop* stop) {
   PlanningInput input = base;
   apply_planner_overrides(grid.overrides_at(index), input);
-  const PlanRun run = run_plan(input, parallelism);
+  const PlanRun run = run_plan(input, parallelism, nullptr, {}, stop);
 
   SweepPointResult out;
   out.index = index;
+  if (run.stopped()) {
+    out.timed_out = true;
+    out.failure = kSweepTimeoutFailure;
+    out.failure_stage = kSweepTimeoutStage;
+    return out;
+  }
   out.proposals = run.result.num_proposals;
   out.feasible = run.ok();
   if (!out.feasible) {

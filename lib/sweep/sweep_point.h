@@ -9,6 +9,7 @@
 
 #include "config/config.h"
 #include "planner/parallelism.h"
+#include "planner/plan_stop.h"
 #include "sweep/sweep_grid.h"
 
 namespace shardplan {
@@ -17,12 +18,16 @@ namespace shardplan {
 struct SweepPointResult {
   std::size_t index = 0;
   bool feasible = false;
-  // torchrec's PlannerErrorType name (INSUFFICIENT_STORAGE, ...), or NO_SHARDING_OPTION
-  // when enumeration left a table without options; "" when feasible.
+  // torchrec's PlannerErrorType name (INSUFFICIENT_STORAGE, ...), NO_SHARDING_OPTION
+  // when enumeration left a table without options, or kSweepTimeoutFailure; "" when
+  // feasible.
   std::string failure;
   // Where planning stopped: reservation, proposer, plan, crash (planner.h's
-  // kFailureStageNames) or enumerate; "" when feasible.
+  // kFailureStageNames), enumerate, or kSweepTimeoutStage; "" when feasible.
   std::string failure_stage;
+  // The point ran past --timeout and was stopped (failure and stage say so too;
+  // no figures, proposals 0, so that the row of a timed-out point is always the same).
+  bool timed_out = false;
   std::optional<double> max_rank_perf_ms;     // max over ranks of the total perf (the plan's rating)
   std::optional<std::int64_t> max_hbm_bytes;  // max over ranks of the HBM used
   std::optional<std::int64_t> max_ddr_bytes;
@@ -42,9 +47,15 @@ struct SweepPointResult {
   std::optional<double> wall_seconds;
 };
 
+// The failure and failure_stage of a point stopped by --timeout.
+inline constexpr const char* kSweepTimeoutFailure = "TIMEOUT";
+inline constexpr const char* kSweepTimeoutStage = "timeout";
+
 // Plans point `index` of `grid` on `base` (whose values the grid was checked
-// against with check_grid_applies) on the threads of `parallelism`.
+// against with check_grid_applies) on the threads of `parallelism`; when `stop`
+// (may be null) asks before planning ends, the result is a timed-out point.
 SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid& grid, std::size_t index,
-                                      const Parallelism& parallelism, bool want_plan_text);
+                                      const Parallelism& parallelism, bool want_plan_text,
+                                      const PlanStop* stop = nullptr);
 
 }  // namespace shardplan

@@ -228,10 +228,14 @@ std::vector<std::size_t> sweep_pareto_front(const SweepTable& table) {
 }
 
 std::string render_sweep_summary(const SweepTable& table, double elapsed_seconds) {
-  std::size_t feasible = 0;
-  for (const auto& r : table.rows) feasible += r.feasible;
-  std::string out = fmt::format("sweep: {} point{}, {} feasible, {} infeasible, {:.1f} s\n", table.rows.size(),
-                                table.rows.size() == 1 ? "" : "s", feasible, table.rows.size() - feasible,
+  std::size_t feasible = 0, timed_out = 0;
+  for (const auto& r : table.rows) {
+    feasible += r.feasible;
+    timed_out += r.failure == kSweepTimeoutFailure;
+  }
+  const std::string timeouts = timed_out ? fmt::format(" ({} timed out)", timed_out) : "";
+  std::string out = fmt::format("sweep: {} point{}, {} feasible, {} infeasible{}, {:.1f} s\n", table.rows.size(),
+                                table.rows.size() == 1 ? "" : "s", feasible, table.rows.size() - feasible, timeouts,
                                 elapsed_seconds);
   if (feasible == 0) return out;
   const std::vector<std::string> header{"", "point", "max-rank perf (ms)", "max HBM (GiB)", "samples/s"};

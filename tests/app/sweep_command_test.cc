@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "config/config_test_util.h"
@@ -231,6 +232,68 @@ TEST_CASE("sweep: a bad --set is a positioned error, exit 2, and no output file"
   CHECK(help.exit_code == 0);
   CHECK(help.out.find("shardplan sweep --config") != std::string::npos);
   CHECK(help.out.find("last field") != std::string::npos);
+}
+
+
+TEST_CASE("sweep --timeout: timed-out points are rows saying so, no plan file, the sweep goes on; --log",
+          "[app][sweep][timeout]") {
+  const std::string out = scratch("sweep-timeout.jsonl");
+  const std::string plans = scratch("sweep-timeout-plans");
+  const std::string log = scratch("sweep-timeout.log");
+  // A microsecond is over before any point's enumeration ends: every point times out.
+  const RunResult r = sweep("--timeout 0.000001 --threads 2 -o " + out + " --plans-dir " + plans + " --log " + log);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.rfind("sweep: 8 points, 0 feasible, 8 infeasible (8 timed out), ", 0) == 0);
+  const auto rows = lines_of(slurp(out));
+  REQUIRE(rows.size() == 8);
+  const nlohmann::json schema = load_schema("sweep-row.schema.json");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const nlohmann::json row = nlohmann::json::parse(rows[i]);
+    CHECK(row["index"] == i);
+    CHECK(row["failure"] == "TIMEOUT");
+    CHECK(row["failure_stage"] == "timeout");
+    CHECK(row["plan"].is_null());
+    CHECK(schema_errors(schema, row).empty());
+  }
+  CHECK(fs::is_empty(plans));  // nothing half-written, nothing at all
+  // The log: a comment, then a start and an end line per point, each end after its start.
+  const auto lines = lines_of(slurp(log));
+  REQUIRE(lines.size() == 17);
+  CHECK(lines[0].rfind("# shardplan sweep ", 0) == 0);
+  CHECK(lines[0].find("8 of 8 points to plan, threads 2, timeout 1e-06s") != std::string::npos);
+  std::map<std::string, int> seen;
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    const std::size_t tab1 = lines[i].find('\t'), tab2 = lines[i].find('\t', tab1 + 1),
+                      tab3 = lines[i].find('\t', tab2 + 1);
+    REQUIRE(tab3 != std::string::npos);
+    const std::string event = lines[i].substr(tab1 + 1, tab2 - tab1 - 1);
+    const std::string index = lines[i].substr(tab2 + 1, tab3 - tab2 - 1);
+    if (event == "start") {
+      CHECK(seen[index]++ == 0);
+    } else {
+      CHECK(event == "end");
+      CHECK(seen[index] == 1);
+      CHECK(lines[i].find("\tTIMEOUT\t") != std::string::npos);
+    }
+  }
+  CHECK(seen.size() == 8);
+
+  // With a timeout that is never reached the rows are byte-identical at any --threads
+  // (the timeout is in the sweep id: rows planned under another limit are another sweep's).
+  const RunResult one = sweep("--timeout 1h --threads 1");
+  const RunResult two = sweep("--timeout 1h --threads 2");
+  REQUIRE(one.exit_code == 0);
+  CHECK(one.out == two.out);
+  CHECK(one.out.find("TIMEOUT") == std::string::npos);
+  const RunResult none = sweep("--threads 1");
+  CHECK(none.out != one.out);
+  CHECK(lines_of(none.out).size() == lines_of(one.out).size());
+
+  const RunResult bad = sweep("--timeout soon");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err ==
+        "error: --timeout: expected a duration per point such as 30s, 2m, 1h or 500ms (a bare number is seconds), "
+        "found 'soon'\n");
 }
 
 }  // namespace

@@ -9,7 +9,12 @@
 #include <cstdlib>
 
 #include "config/config_test_util.h"
+#include "config/loader.h"
+#include "config/plan_file.h"
+#include "output/plan_json.h"
 #include "output/plan_report.h"
+#include "planner/rank_load.h"
+#include "planner/run.h"
 #include "support/regex_count.h"
 #include "support/run_binary.h"
 
@@ -29,8 +34,10 @@ TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's 
 
   CHECK(html.rfind("<!DOCTYPE html>\n", 0) == 0);
   CHECK(html.size() > 1000);
-  // Self-contained: nothing fetched, nothing run.
-  CHECK(count_matches(html, std::regex("<script|<link|<img|src=|href=|@import|url\\(")) == 0);
+  // Self-contained: nothing fetched; one inline script (the table sort), which loads nothing.
+  CHECK(count_matches(html, std::regex("<link|<img|src=|href=|@import|url\\(|fetch\\(|XMLHttpRequest|import\\(")) == 0);
+  CHECK(count_matches(html, std::regex("<script")) == 1);
+  CHECK(count_matches(html, std::regex("<script>")) == 1);
   const int world = plan["topology"]["world_size"].get<int>();
   CHECK(count_matches(html, std::regex("<g class=\"rank\" data-rank=\"\\d+\">")) == world);
   // One row per rank under its host's heading; the header states the HBM basis.
@@ -154,6 +161,67 @@ TEST_CASE("plan report: a table name is escaped in the page", "[output][report]"
   CHECK(html.find("ebc.t&amp;&lt;x&gt;") != std::string::npos);
   CHECK(html.find("t&<x>") == std::string::npos);
   CHECK(html.find("<title>shardplan: m&lt;1&gt;</title>") != std::string::npos);
+}
+
+
+TEST_CASE("plan report: drawn from the computed plan, and equal to the picture of the plan file written from it",
+          "[output][report]") {
+  const PlanningInput input = load_inputs(kSourceDir + "/configs/dlrm-criteo-terabyte.yaml",
+                                          kSourceDir + "/configs/topology-1x8-80g.yaml", std::nullopt);
+  const PlanRun run = run_plan(input);
+  REQUIRE(run.ok());
+  const PlanPicture computed = plan_picture(run, input.model.name);
+  // The figures come from the run itself, not from text.
+  REQUIRE(computed.ranks.size() == static_cast<std::size_t>(run.topology.world_size));
+  CHECK(computed.tables.size() == run.result.plan.size());
+  CHECK(computed.model == input.model.name);
+  const std::vector<RankLoad> loads = rank_loads(run.result.plan, run.topology.world_size);
+  double max_perf = 0;
+  for (std::size_t r = 0; r < loads.size(); ++r) {
+    CHECK(computed.ranks[r].perf_total_ms == loads[r].perf.total());
+    std::int64_t shard_hbm = 0;
+    for (const auto& shard : computed.ranks[r].shards) shard_hbm += shard.hbm;
+    CHECK(shard_hbm == loads[r].storage.hbm);
+    max_perf = std::max(max_perf, loads[r].perf.total());
+  }
+  CHECK(computed.max_rank_perf_ms == max_perf);
+  REQUIRE(run.bound);
+  CHECK(computed.lower_bound_ms == run.bound->value);
+
+  // The plan file as `diff --report` reads it (input): the same picture, byte for byte.
+  const PlanPicture from_file = plan_picture(parse_plan_file("plan.json", plan_file_text(run, input.model.name)));
+  CHECK(from_file.max_rank_perf_ms == computed.max_rank_perf_ms);
+  CHECK(from_file.gap == computed.gap);
+  CHECK(from_file.bound_binding == computed.bound_binding);
+  CHECK(from_file.storage_reservation == computed.storage_reservation);
+  for (std::size_t r = 0; r < computed.ranks.size(); ++r) {
+    INFO("rank " << r);
+    CHECK(from_file.ranks[r].hbm_used() == computed.ranks[r].hbm_used());
+    CHECK(from_file.ranks[r].hbm_usable == computed.ranks[r].hbm_usable);
+    CHECK(from_file.ranks[r].ddr_used() == computed.ranks[r].ddr_used());
+    CHECK(from_file.ranks[r].perf_parts == computed.ranks[r].perf_parts);
+  }
+  CHECK(render_plan_report_html(from_file) == render_plan_report_html(computed));
+}
+
+TEST_CASE("plan report: the per-table table carries exact values for the sort and reads without script",
+          "[output][report]") {
+  PlanPicture picture;
+  picture.model = "m";
+  ReportRank rank;
+  rank.hbm_capacity = rank.hbm_usable = 1 << 30;
+  picture.ranks.push_back(rank);
+  picture.tables.push_back({"ebc.a", "table_wise", "fused", {3, 1}, 1536, 0, 0.25});
+  const std::string table = render_table_view_html(picture);
+  CHECK(table.find("<table class=\"data tables sortable\"") != std::string::npos);
+  // The ranks cell sorts by its first rank; the sizes by bytes; the perf by ms. Text as before.
+  CHECK(table.find("<td data-value=\"1\">1, 3</td>") != std::string::npos);
+  CHECK(table.find("<td class=\"num\" data-value=\"1536\">") != std::string::npos);
+  CHECK(table.find("<td class=\"num\" data-value=\"0.25\">0.25000</td>") != std::string::npos);
+  const std::string page = render_plan_report_html(picture);
+  // The one script is the sort, after the table it sorts.
+  CHECK(page.find(report_sort_script()) != std::string::npos);
+  CHECK(page.find(report_sort_script()) > page.find("<table class=\"data tables sortable\""));
 }
 
 }  // namespace

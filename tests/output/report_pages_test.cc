@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "config/config_test_util.h"
 #include "support/regex_count.h"
@@ -56,6 +58,22 @@ TEST_CASE("diff --report: both plans side by side and the tables that moved", "[
         std::string::npos);
   CHECK(count_matches(html, std::regex("<g class=\"rank\" data-rank=")) == 8 + 16);
   CHECK(html.find("<div class=\"pair\">") != std::string::npos);
+
+  // The per-rank views, one above the other at the page's width, share their axes: the
+  // same tick labels in both, though 16 ranks carry less each than 8.
+  std::vector<std::string> ticks;
+  const std::regex tick("<text class=\"tick\"[^>]*>([^<]*)</text>");
+  for (std::size_t start = html.find("<svg class=\"chart\""); start != std::string::npos;
+       start = html.find("<svg class=\"chart\"", start + 1)) {
+    const std::string svg = html.substr(start, html.find("</svg>", start) - start);
+    std::string labels;
+    for (auto t = std::sregex_iterator(svg.begin(), svg.end(), tick); t != std::sregex_iterator(); ++t)
+      labels += std::string((*t)[1]) + " ";
+    ticks.push_back(labels);
+  }
+  REQUIRE(ticks.size() == 2);
+  CHECK(ticks[0] == ticks[1]);
+  CHECK(html.find("<div class=\"ranks\" id=\"old-ranks\">") < html.find("<div class=\"ranks\" id=\"new-ranks\">"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // the test says so loudly and CTest lists it as Skipped; under CI=true that is a failure.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "config/config_test_util.h"
 #include "support/golden.h"
@@ -157,6 +159,100 @@ TEST_CASE("plan --report in Chromium at 8, 64 and 1 024 ranks: fits the window, 
     CHECK(shot["non_white"].get<double>() > 0.05);  // not a blank page
     CHECK(shot["bar_rows"] == world);               // fwd_compute starts every rank's perf bar
   }
+}
+
+
+// The `|`-joined attribute `name` of the DOM's body, split.
+std::vector<std::string> sort_dom_list(const std::string& dom, const std::string& name) {
+  std::smatch m;
+  if (!std::regex_search(dom, m, std::regex(name + "=\"([^\"]*)\""))) return {};
+  std::vector<std::string> out;
+  const std::string text = m[1];
+  std::size_t start = 0;
+  for (std::size_t bar; (bar = text.find('|', start)) != std::string::npos; start = bar + 1)
+    out.push_back(text.substr(start, bar - start));
+  out.push_back(text.substr(start));
+  return out;
+}
+
+std::vector<double> sort_dom_numbers(const std::vector<std::string>& texts) {
+  std::vector<double> out;
+  for (const auto& t : texts) out.push_back(std::stod(t));
+  return out;
+}
+
+TEST_CASE("plan --report in Chromium: the per-table table sorts on a click, and reads in plan order with script off",
+          "[output][report][chromium]") {
+  const std::string chromium = chromium_path();
+  if (chromium.empty()) {
+    const char* ci = std::getenv("CI");
+    if (ci && std::string(ci) == "true") FAIL("CI=true but chromium is not installed: the report sort test cannot run");
+    WARN("\n*** chromium not found (apt-get install chromium): REPORT SORT TEST SKIPPED ***\n");
+    note_parity_skipped();
+    return;
+  }
+  const std::string plan_path = scratch_prefix() + "sort_plan.json";
+  const std::string report_path = scratch_prefix() + "sort_report.html";
+  RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " +
+                              kSourceDir + "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path +
+                              " --report " + report_path);
+  REQUIRE(r.exit_code == 0);
+  const std::string page = slurp(report_path);
+  std::vector<std::string> plan_order;  // the tables as the page lists them: the plan's order
+  const std::regex row("<tr data-table=\"([^\"]+)\"");
+  for (auto m = std::sregex_iterator(page.begin(), page.end(), row); m != std::sregex_iterator(); ++m)
+    plan_order.push_back((*m)[1]);
+  REQUIRE(plan_order.size() > 3);
+
+  // Clicks as a person would: perf (largest first), perf again (reversed), then the names.
+  std::string probe = page;
+  probe.insert(probe.rfind("</body>"),
+               "<script>var t = document.getElementById('tables'), h = t.tHead.rows[0].cells;"
+               "function order(c) { return Array.prototype.map.call(t.tBodies[0].rows, function (r) {"
+               " return r.cells[c].getAttribute('data-value') || r.cells[c].textContent; }).join('|'); }"
+               "h[6].click(); document.body.setAttribute('data-perf-first', order(6));"
+               "h[6].click(); document.body.setAttribute('data-perf-second', order(6));"
+               "h[0].click(); document.body.setAttribute('data-name-first', order(0));"
+               "document.body.setAttribute('data-sorted-by', h[0].getAttribute('aria-sort'));</script>\n");
+  const std::string probe_path = write_scratch("sort_probe.html", probe);
+  const std::string profile = scratch_prefix() + "chromium-profile-sort";
+  fs::remove_all(profile);
+  const std::string dom_path = scratch_prefix() + "sort_dom.html";
+  REQUIRE(shell(chromium_command(chromium, profile + "-on") + " --window-size=1000,800 --dump-dom file://" +
+                fs::absolute(probe_path).string() + " >" + dom_path + " 2>/dev/null") == 0);
+  const std::string dom = slurp(dom_path);
+  const std::vector<double> first = sort_dom_numbers(sort_dom_list(dom, "data-perf-first"));
+  const std::vector<double> second = sort_dom_numbers(sort_dom_list(dom, "data-perf-second"));
+  REQUIRE(first.size() == plan_order.size());
+  CHECK(std::is_sorted(first.rbegin(), first.rend()));  // largest first
+  CHECK(second == std::vector<double>(first.rbegin(), first.rend()));
+  std::vector<std::string> names = sort_dom_list(dom, "data-name-first");
+  std::vector<std::string> expected = plan_order;
+  std::sort(expected.begin(), expected.end());
+  CHECK(names == expected);
+  CHECK(dom.find("data-sorted-by=\"ascending\"") != std::string::npos);
+  CHECK(dom.find("<caption>Click a column heading to sort") != std::string::npos);
+
+  // Script off: what a browser then shows is the page without its script element (the
+  // page has no <noscript>). Headless Chromium cannot dump a page with script disabled
+  // (--dump-dom itself needs it), so the page is loaded with its one script cut out:
+  // every table in plan order, the header's figures, no sort hint.
+  std::string stripped = page;
+  const std::size_t script = stripped.find("<script>");
+  REQUIRE(script != std::string::npos);
+  stripped.erase(script, stripped.find("</script>", script) + std::string("</script>").size() - script);
+  REQUIRE(stripped.find("<script") == std::string::npos);
+  const std::string stripped_path = write_scratch("sort_noscript.html", stripped);
+  const std::string off_path = scratch_prefix() + "sort_dom_off.html";
+  REQUIRE(shell(chromium_command(chromium, profile + "-off") + " --window-size=1000,800 --dump-dom file://" +
+                fs::absolute(stripped_path).string() + " >" + off_path + " 2>/dev/null") == 0);
+  const std::string off = slurp(off_path);
+  std::vector<std::string> off_order;
+  for (auto m = std::sregex_iterator(off.begin(), off.end(), row); m != std::sregex_iterator(); ++m)
+    off_order.push_back((*m)[1]);
+  CHECK(off_order == plan_order);
+  CHECK(off.find("<caption>") == std::string::npos);
+  CHECK(off.find("id=\"max-rank-perf\"") != std::string::npos);
 }
 
 }  // namespace

@@ -108,6 +108,41 @@ TEST_CASE("sweep plot: three panels, a marker and vertex per feasible point, inf
   CHECK(render_sweep_svg(table) == svg);  // deterministic
 }
 
+TEST_CASE("sweep plot: infeasible crosses sit in a band under the zero line, never over a series", "[sweep]") {
+  // partitioner=memory_balanced (points 1, 3, 5) has no feasible point at all.
+  const SweepGrid grid = read_sweep_grid("", {"world_size=2,4,8", "partitioner=greedy,memory_balanced"});
+  const SweepTable table = plot_table(grid, {1, 3, 5});
+  const auto root = parse_xml(render_sweep_svg(table));
+  for (const char* panel : {"perf", "hbm", "throughput"}) {
+    INFO(panel);
+    const XmlElement* g = with_class(*root, "g", panel).at(0);
+    const auto bands = with_class(*g, "rect", "infeasible-band");
+    REQUIRE(bands.size() == 1);
+    const double band_top = std::stod(bands[0]->attribute("y"));
+    // Every marker and vertex is at or above the band's top (the zero line) ...
+    for (const XmlElement* line : with_class(*g, "polyline", panel)) {
+      std::istringstream points(line->attribute("points"));
+      for (std::string pair; points >> pair;) CHECK(std::stod(pair.substr(pair.find(',') + 1)) <= band_top);
+    }
+    // ... and every cross (a path "Mx,y l8,8 ...": y is its top) inside the band.
+    const auto crosses = with_class(*g, "path", "infeasible");
+    CHECK(crosses.size() == 3);
+    for (const XmlElement* cross : crosses) {
+      const std::string d = cross->attribute("d");
+      const double top = std::stod(d.substr(d.find(',') + 1));
+      CHECK(top >= band_top);
+      CHECK(top + 8 <= band_top + std::stod(bands[0]->attribute("height")));
+    }
+  }
+  std::vector<std::string> legend;
+  for (const XmlElement* text : with_class(*root, "text", "legend")) legend.push_back(text->text);
+  REQUIRE(legend.size() == 3);
+  CHECK(legend[0] == "partitioner=greedy");
+  CHECK(legend[1] == "partitioner=memory_balanced (no feasible point)");
+  // All feasible: no band.
+  CHECK(render_sweep_svg(plot_table(grid, {})).find("infeasible-band") == std::string::npos);
+}
+
 TEST_CASE("sweep plot: a field spanning 8x or more is drawn on a log scale", "[sweep]") {
   const SweepGrid grid = read_sweep_grid("", {"world_size=8..1024:*2"});
   const std::string svg = render_sweep_svg(plot_table(grid, {}));
