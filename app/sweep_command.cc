@@ -244,7 +244,17 @@ CommandRun setup_sweep(CLI::App& sub) {
       "Writes exactly the bytes one unsharded run writes. Refuses (exit 2) slices of different\n"
       "sweeps, a point in two slices or in none, and a torn slice.\n\n"
       "Example:\n  shardplan sweep merge slice-0.jsonl slice-1.jsonl slice-2.jsonl -o sweep.jsonl");
-  return [options, merge] { return merge->parsed() ? run_merge(*options) : run_sweep(*options); };
+  return [options, merge] {
+    if (merge->parsed())
+      return run_removing_stale_output(options->merge_output, options->slices, [&] { return run_merge(*options); });
+    // A failed sweep leaves no earlier file at -o, except with --resume: the rows
+    // there are the ones it continues. (An interrupted sweep is not a failed one:
+    // its rows stay for --resume.)
+    std::vector<std::string> inputs = input_paths(options->inputs);
+    inputs.push_back(options->sweep_file);
+    return run_removing_stale_output(options->resume ? std::string() : options->output, inputs,
+                                     [&] { return run_sweep(*options); });
+  };
 }
 
 }  // namespace shardplan::app

@@ -282,10 +282,10 @@ TEST_CASE("hostile: sweep merge and --resume take only whole rows", "[hostile]")
     write_scratch("corrupt.jsonl", corrupt);
     auto merge = run_in_scratch("sweep merge " + scratch_prefix() + "corrupt.jsonl");
     CHECK(merge.exit_code == 2);
-    CHECK(contains(first_error(merge), "corrupt.jsonl:1: not a complete sweep row"));
+    CHECK(contains(first_error(merge), "corrupt.jsonl:1:1: not a complete sweep row"));
     auto resume = run_in_scratch("sweep --config " + scratch_inputs() + " --set world_size=1,2 --resume -o " +
                                  scratch_prefix() + "corrupt.jsonl");
     CHECK(resume.exit_code == 2);
-    CHECK(contains(first_error(resume), "corrupt.jsonl:1: not a complete jsonl row of a sweep"));
+    CHECK(contains(first_error(resume), "corrupt.jsonl:1:1: not a complete jsonl row of a sweep"));
   }
 }
