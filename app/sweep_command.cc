@@ -1,6 +1,7 @@
 // `shardplan sweep`: plans one model over a grid of topology and planner values,
 // one row per point; `shardplan sweep merge` joins the slices of a sharded sweep.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.h"
@@ -21,7 +23,9 @@
 #include "sweep/sweep_plot.h"
 #include "sweep/sweep_run.h"
 #include "sweep/sweep_table.h"
+#include "config/loader.h"
 #include "progress_line.h"
+#include "stdin_input.h"
 #include "sweep_progress.h"
 
 namespace shardplan::app {
@@ -86,8 +90,8 @@ std::vector<std::string> input_contents(const InputOptions& inputs) {
   for (const std::string* path : {&inputs.config, &inputs.model, &inputs.topology, &inputs.planner}) {
     if (*path == "-")
       throw InputError(SourcePos{}, "",
-                       "sweep reads its inputs by name (each slice reads them again): '-' (stdin) is not "
-                       "supported here; save the input to a file");
+                       "sweep takes stdin ('-') for --config only; save the model, topology and planner to files, "
+                       "or give them as one case on stdin");
     if (!path->empty()) out.push_back(file_bytes(*path));
   }
   return out;
@@ -101,7 +105,9 @@ std::string sweep_format_alternatives() {
   return out.substr(0, out.size() - 2);
 }
 
-int run_sweep(const SweepOptions& o) {
+// `reached_output`: set once the sweep starts to open -o; from there the file is
+// this run's (or, when its lock is refused, another sweep's), never a stale one.
+int run_sweep(const SweepOptions& o, bool& reached_output) {
   // table and markdown are for reading: the rows are planned as for jsonl (the id
   // says so) and the table is written when the sweep ends.
   const auto display = parse_name(kSweepDisplayFormatNames, o.format);
@@ -124,8 +130,12 @@ int run_sweep(const SweepOptions& o) {
     throw InputError(SourcePos{}, "--resume", "needs -o FILE: the rows of the earlier run are read from it");
 
   const SweepGrid grid = read_sweep_grid(o.sweep_file, o.sets);
-  const std::vector<std::string> contents = input_contents(o.inputs);
-  const PlanningInput input = load_input_options(o.inputs);
+  // `--config -`: stdin is read once, and the sweep's id is made of the same bytes
+  // a file would give (a slice fed other bytes on its stdin is another sweep).
+  std::optional<std::string> stdin_case;
+  if (o.inputs.config == "-") stdin_case = read_stdin();
+  const std::vector<std::string> contents = stdin_case ? std::vector<std::string>{*stdin_case} : input_contents(o.inputs);
+  const PlanningInput input = stdin_case ? load_case_text(kStdinName, *stdin_case) : load_input_options(o.inputs);
   check_grid_applies(grid, input);
 
   const bool with_plans = !o.plans_dir.empty();
@@ -141,6 +151,7 @@ int run_sweep(const SweepOptions& o) {
   }
 
   std::optional<RowSink> sink;
+  reached_output = true;
   if (!display) {
     sink.emplace(to_stdout ? "" : o.output, resume.kept.size());
     if (resume.kept.empty()) sink->write(header);
@@ -168,6 +179,16 @@ int run_sweep(const SweepOptions& o) {
   if (!o.plot.empty()) write_file_atomically(o.plot, render_sweep_svg(table));
   if (!o.no_summary) write_whole(STDERR_FILENO, render_sweep_summary(table, progress.elapsed_seconds()));
   return static_cast<int>(ExitCode::kOk);
+}
+
+// remove_stale_output (output.h) for a sweep's -o, unless another sweep holds its lock.
+void remove_unlocked_sweep_output(const SweepOptions& o) {
+  std::vector<std::string> inputs = input_paths(o.inputs);
+  inputs.push_back(o.sweep_file);
+  const int fd = o.output.empty() || o.output == "-" ? -1 : ::open(o.output.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // nothing there (or stdout)
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) remove_stale_output(o.output, inputs);  // removed under our lock
+  ::close(fd);
 }
 
 int run_merge(const SweepOptions& o) {
@@ -247,13 +268,17 @@ CommandRun setup_sweep(CLI::App& sub) {
   return [options, merge] {
     if (merge->parsed())
       return run_removing_stale_output(options->merge_output, options->slices, [&] { return run_merge(*options); });
-    // A failed sweep leaves no earlier file at -o, except with --resume: the rows
-    // there are the ones it continues. (An interrupted sweep is not a failed one:
-    // its rows stay for --resume.)
-    std::vector<std::string> inputs = input_paths(options->inputs);
-    inputs.push_back(options->sweep_file);
-    return run_removing_stale_output(options->resume ? std::string() : options->output, inputs,
-                                     [&] { return run_sweep(*options); });
+    // A sweep that fails before it opens -o leaves no earlier file there, except
+    // with --resume (the rows there are the ones it continues) and while another
+    // sweep writes it (that sweep holds its lock). Once -o is open the rows are
+    // this run's: a later --resume continues them.
+    bool reached_output = false;
+    try {
+      return run_sweep(*options, reached_output);
+    } catch (...) {
+      if (!options->resume && !reached_output) remove_unlocked_sweep_output(*options);
+      throw;
+    }
   };
 }
 

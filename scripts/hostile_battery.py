@@ -519,6 +519,8 @@ def stdin_cases(runner, w):
         (["show", "qs-plan.json"], ["show", "-"], "qs-plan.json"),
         (["diff", "qs-plan.json", "qs-plan.json"], ["diff", "qs-plan.json", "-"], "qs-plan.json"),
         (["diff", "qs-plan.json", "qs-plan.json"], ["diff", "-", "qs-plan.json"], "qs-plan.json"),
+        (["sweep", "--config", "qs.json", "--set", "world_size=1,2", "--no-summary"],
+         ["sweep", "--config", "-", "--set", "world_size=1,2", "--no-summary"], "qs.json"),
     ]
     cases = []
     for with_file, with_stdin, source in pairs:
@@ -537,9 +539,9 @@ def stdin_cases(runner, w):
             return None if a == b else "stdin and file outputs differ"
         cases.append(Case("stdin", " ".join(with_stdin), with_stdin, stdin=source, expect="ok", check=same,
                           quick=True))
-    # sweep reads its inputs again for every slice: '-' is refused, as documented.
-    cases.append(Case("stdin", "sweep --config -", ["sweep", "--config", "-", "--set", "world_size=1,2"],
-                      stdin="qs.json", expect="usage", quick=True))
+    # sweep takes a case on stdin, not a model (documented): a refusal without a file to point at.
+    cases.append(Case("stdin", "sweep --model -", ["sweep", "--model", "-", "--topology", "qs.json", "--set",
+                                                   "world_size=1,2"], stdin="qs.json", expect="usage"))
     # A problem in stdin is positioned at <stdin>.
     f = write(w, "stdin-bad.json", '{"splits": [1],\n "inputs": 7}')
     cases.append(Case("stdin", "a2a bad stdin", ["a2a", "--input", "-"], stdin=f, expect="error", quick=True,
@@ -716,7 +718,22 @@ def stale_output_cases(runner, w):
             return r
         if args[0] == "validate":
             continue  # validate writes no output file
-        cases.append(Case("stale-output", " ".join(args), [], expect="error", run=run, quick=True))
+        expect = "usage" if "no_such_table" in args else "error"  # a flag's problem: no file to point at
+        cases.append(Case("stale-output", " ".join(args), [], expect=expect, run=run, quick=True))
+    # A failing sweep must not remove the file another sweep is writing (it holds the lock).
+    def locked(runner_, wd):
+        import fcntl
+        path = os.path.join(wd, "locked.jsonl")
+        with open(path, "w") as f:
+            f.write("the other sweep's rows\n")
+        with open(path) as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            r = runner_.run(["sweep", "--config", bad, "--set", "world_size=1", "-o", "locked.jsonl"])
+        if not os.path.exists(path):
+            r.code, r.err = 99, "the other sweep's file was removed"
+        return r
+    cases.append(Case("stale-output", "failing sweep, -o locked by another", [], expect="error", run=locked,
+                      quick=True))
     return cases
 
 
