@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -161,6 +162,19 @@ TEST_CASE("hostile: a2a --plan bounds the world size and checks the plan against
   run = a2a_plan("plan-tw4.json", four.dump(2));
   CHECK(run.exit_code == 2);
   CHECK(contains(first_error(run), "a table_wise table has exactly 1 shard, found 4"));
+  // validate --plan reports the same table at its entry in the plan (the '{' after its name).
+  const std::string four_text = four.dump(2);
+  const std::string entry = "\"" + table + "\": {";
+  REQUIRE(contains(four_text, entry));
+  const std::size_t brace = four_text.find(entry) + entry.size() - 1;
+  const std::size_t line_start = four_text.rfind('\n', brace) + 1;
+  const auto line = std::count(four_text.begin(), four_text.begin() + static_cast<std::ptrdiff_t>(brace), '\n') + 1;
+  auto validated = run_in_scratch("validate " + scratch_inputs() + " --plan plan-tw4.json");
+  CHECK(validated.exit_code == 2);
+  CHECK(first_error(validated).rfind("error: plan-tw4.json:" + std::to_string(line) + ":" +
+                                         std::to_string(brace - line_start + 1) + ": " + module + "." + table +
+                                         ": shards cover ",
+                                     0) == 0);
 
   // A shard of 2^62 rows in a table of far fewer.
   nlohmann::json huge = plan;
