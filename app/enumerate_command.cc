@@ -67,7 +67,14 @@ CommandRun setup_enumerate(CLI::App& sub) {
       "Examples:\n"
       "  shardplan enumerate --config configs/quickstart.json --format text\n"
       "  shardplan enumerate --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-1x8-80g.yaml -o options.json\n");
-  return [options] { return run(*options); };
+  return [options] {
+    // A failed run (bad input, or no option at all: exit 1 without output) leaves no earlier output.
+    return run_removing_stale_output(options->output, input_paths(options->inputs), [&] {
+      const int code = run(*options);
+      if (code != static_cast<int>(ExitCode::kOk)) remove_stale_output(options->output, input_paths(options->inputs));
+      return code;
+    });
+  };
 }
 
 }  // namespace shardplan::app

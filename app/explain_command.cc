@@ -143,7 +143,9 @@ CommandRun setup_explain(CLI::App& sub) {
       "  shardplan explain --config configs/examples/infeasible.yaml --format json\n\n"
       "Exit codes: 0 explained, 1 no feasible plan (the explanation is still printed),\n"
       "2 bad input or usage (an unknown table: did you mean ...).");
-  return [options] { return run(*options); };
+  return [options] {
+    return run_removing_stale_output(options->output, input_paths(options->inputs), [&] { return run(*options); });
+  };
 }
 
 }  // namespace shardplan::app

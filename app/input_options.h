@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,6 +17,11 @@ struct InputOptions {
   std::string planner;
   std::string config;
 };
+
+// The files `options` names (some may be ""), for remove_stale_output (output.h).
+inline std::vector<std::string> input_paths(const InputOptions& options) {
+  return {options.model, options.topology, options.planner, options.config};
+}
 
 // Declares --model, --topology, --planner and --config on `sub` (--config excludes the others).
 void add_input_options(CLI::App& sub, InputOptions& options);

@@ -1,16 +1,22 @@
 // `shardplan sweep`: plans one model over a grid of topology and planner values,
 // one row per point; `shardplan sweep merge` joins the slices of a sharded sweep.
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.h"
 #include "common/error.h"
 #include "common/stream_write.h"
+#include "config/loader.h"
 #include "input_options.h"
+#include "output.h"
 #include "progress_line.h"
+#include "stdin_input.h"
 #include "sweep/sweep_job.h"
 #include "sweep/sweep_table.h"
 #include "sweep_progress.h"
@@ -36,24 +42,45 @@ std::string file_bytes(const std::string& path) {
 }
 
 // The inputs the flags name: the files' contents in flag order (what the sweep id
-// covers), and the input they load to.
+// covers), and the input they load to. `--config -`: stdin is read once, and the
+// sweep's id is made of the same bytes a file would give (a slice fed other bytes
+// on its stdin is another sweep).
 SweepInputs load_sweep_inputs(const InputOptions& inputs) {
   SweepInputs out;
+  if (inputs.config == "-") {
+    std::string text = read_stdin();
+    out.input = load_case_text(kStdinName, text);
+    out.file_contents.push_back(std::move(text));
+    return out;
+  }
   for (const std::string* path : {&inputs.config, &inputs.model, &inputs.topology, &inputs.planner}) {
     if (*path == "-")
       throw InputError(SourcePos{}, "",
-                       "sweep reads its inputs by name (each slice reads them again): '-' (stdin) is not "
-                       "supported here; save the input to a file");
+                       "sweep takes stdin ('-') for --config only; save the model, topology and planner to files, "
+                       "or give them as one case on stdin");
     if (!path->empty()) out.file_contents.push_back(file_bytes(*path));
   }
   out.input = load_input_options(inputs);
   return out;
 }
 
-int run_sweep(const SweepOptions& o) {
+// remove_stale_output (output.h) for a sweep's -o, unless another sweep holds its lock.
+void remove_unlocked_sweep_output(const SweepOptions& o) {
+  std::vector<std::string> inputs = input_paths(o.inputs);
+  inputs.push_back(o.request.sweep_file);
+  const std::string& output = o.request.output;
+  const int fd = output.empty() || output == "-" ? -1 : ::open(output.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // nothing there (or stdout)
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) remove_stale_output(output, inputs);  // removed under our lock
+  ::close(fd);
+}
+
+// `reached_output`: set once the sweep starts to open -o; from there the file is
+// this run's (or, when its lock is refused, another sweep's), never a stale one.
+int run_sweep(const SweepOptions& o, bool& reached_output) {
   SweepProgress progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, false), progress_first_draw_after());
   const SweepOutcome outcome =
-      run_sweep_request(o.request, [&] { return load_sweep_inputs(o.inputs); }, &progress);
+      run_sweep_request(o.request, [&] { return load_sweep_inputs(o.inputs); }, &progress, &reached_output);
   progress.clear();
   if (!o.no_summary) write_whole(STDERR_FILENO, render_sweep_summary(outcome.table, outcome.elapsed_seconds));
   return static_cast<int>(ExitCode::kOk);
@@ -138,9 +165,22 @@ CommandRun setup_sweep(CLI::App& sub) {
       "sweeps, a point in two slices or in none, and a torn slice.\n\n"
       "Example:\n  shardplan sweep merge slice-0.jsonl slice-1.jsonl slice-2.jsonl -o sweep.jsonl");
   return [options, merge] {
-    if (!merge->parsed()) return run_sweep(*options);
-    run_sweep_merge(options->slices, options->merge_output, options->request.plot);
-    return static_cast<int>(ExitCode::kOk);
+    if (merge->parsed())
+      return run_removing_stale_output(options->merge_output, options->slices, [&] {
+        run_sweep_merge(options->slices, options->merge_output, options->request.plot);
+        return static_cast<int>(ExitCode::kOk);
+      });
+    // A sweep that fails before it opens -o leaves no earlier file there, except
+    // with --resume (the rows there are the ones it continues) and while another
+    // sweep writes it (that sweep holds its lock). Once -o is open the rows are
+    // this run's: a later --resume continues them.
+    bool reached_output = false;
+    try {
+      return run_sweep(*options, reached_output);
+    } catch (...) {
+      if (!options->request.resume && !reached_output) remove_unlocked_sweep_output(*options);
+      throw;
+    }
   };
 }
 

@@ -45,8 +45,13 @@ int check_plan_against_model(const ValidateOptions& options) {
                                                 std::to_string(options.files.size()) + " files");
   }
   std::vector<Diagnostic> problems;
-  for (std::string& difference : plan_model_differences(plan, model, world_size))
-    problems.push_back(Diagnostic{SourcePos{options.plan, 0, 0}, "", std::move(difference)});
+  for (std::string& difference : plan_model_differences(plan, model, world_size)) {
+    // A difference about one table ("<fqn>: ...") is reported at that table's entry.
+    SourcePos pos{options.plan, 0, 0};
+    for (const PlanFileTable& table : plan.tables)
+      if (table.line > 0 && difference.rfind(table.fqn() + ": ", 0) == 0) pos = SourcePos{options.plan, table.line, table.column};
+    problems.push_back(Diagnostic{pos, "", std::move(difference)});
+  }
   if (!problems.empty()) throw InputError(std::move(problems));
   std::cout << options.plan << ": ok (matches " << first << ")\n";
   return static_cast<int>(ExitCode::kOk);

@@ -127,6 +127,9 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     }
     keys_.back().first = name;
     keys_.back().second = offset;
+    // Marked now, while offsets still arrive in increasing order (marking it when its
+    // value arrives would count the lines again from the start: quadratic).
+    key_marks_.back() = mark_at(offset);
     return true;
   }
   bool end_object() override { return close(); }
@@ -169,7 +172,8 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
   }
 
   // The 0-based line and column of `offset`; offsets arrive in increasing order,
-  // so the newlines are counted once.
+  // so the newlines are counted once (an earlier offset counts again from the
+  // start: only a duplicate key's message asks for one).
   YAML::Mark mark_at(std::size_t offset) {
     if (offset < counted_) {  // not expected; count again from the start
       counted_ = 0;
@@ -227,7 +231,7 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
       // force_insert keeps a duplicate key as a second entry, as yaml-cpp's parser
       // does, so the reader can report it.
       YAML::Node key = scalar(keys_.back().first, true);
-      YAML::as_if<JsonNodeMarker, void>::set(key, mark_at(keys_.back().second));
+      YAML::as_if<JsonNodeMarker, void>::set(key, key_marks_.back());
       open_nodes_.back().force_insert(key, node);
     }
     return true;
@@ -241,12 +245,14 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     if (!add(node, offset)) return false;
     open_nodes_.push_back(node);
     keys_.emplace_back();
+    key_marks_.emplace_back();
     seen_keys_.emplace_back();
     return true;
   }
   bool close() {
     open_nodes_.pop_back();
     keys_.pop_back();
+    key_marks_.pop_back();
     seen_keys_.pop_back();
     return true;
   }
@@ -259,6 +265,7 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
   // The pending key of each open mapping and its offset (plain strings: assigning
   // one YAML::Node to another rebinds shared data).
   std::vector<std::pair<std::string, std::size_t>> keys_;
+  std::vector<YAML::Mark> key_marks_;  // the position of each pending key
   // The keys of each open mapping so far and where they are (duplicates are refused).
   std::vector<std::unordered_map<std::string, std::size_t>> seen_keys_;
 };

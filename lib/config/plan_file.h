@@ -38,6 +38,7 @@ struct PlanFileTable {
   std::vector<PlanFileShard> shards;
   PlanFileStorage total_storage;
   double total_perf = 0;
+  int line = 0, column = 0;  // 1-based position of the table's entry in the file (0: not from a file)
 
   std::string fqn() const { return module + "." + name; }
 };

@@ -185,6 +185,10 @@ class PlanReader {
     PlanFileTable t;
     t.module = module;
     t.name = name;
+    if (!node.Mark().is_null()) {
+      t.line = node.Mark().line + 1;
+      t.column = node.Mark().column + 1;
+    }
     if (auto type = r_.name(r_.field(node, path, "sharding_type", true), join_key(path, "sharding_type"),
                             "sharding type", kShardingTypeNames))
       t.sharding_type = *type;

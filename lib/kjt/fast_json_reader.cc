@@ -1,326 +1,260 @@
 #include "kjt/fast_json_reader.h"
 
 #include <charconv>
-#include <cstring>
+#include <cstdint>
+#include <limits>
+#include <vector>
 
-#include "common/utf8.h"
+#include <nlohmann/json.hpp>
+
+#include "kjt/output_json.h"
 
 namespace shardplan::kjt {
 
 namespace {
 
-// Thrown inside the parser when the text needs the positioned reader; caught once.
-struct GiveUp {};
+// Where a JSON value sits in an a2a input (docs/formats/a2a.md). Containers are
+// the slots that open an object or a list; the others take one scalar.
+enum class A2aSlot : std::uint8_t {
+  kRoot,
+  kTop,             // the top-level object
+  kSplits,          // list of integers
+  kSplit,
+  kLayout,          // list of name lists
+  kLayoutNames,
+  kLayoutName,
+  kStagger,
+  kProtocol,
+  kDtypes,          // object of three names
+  kLengthsDtype,
+  kValuesDtype,
+  kWeightsDtype,
+  kInputs,          // list of source objects
+  kSource,
+  kRank,
+  kKeys,            // list of names
+  kKey,
+  kLengths,         // list of integer rows
+  kLengthsRow,
+  kLength,
+  kValues,          // list of value tokens
+  kValue,
+  kWeights,         // null or a list of numbers
+  kWeight,
+};
 
-class FastJsonParser {
+// The slot of each element of a list slot.
+A2aSlot a2a_element_slot(A2aSlot list) {
+  switch (list) {
+    case A2aSlot::kSplits: return A2aSlot::kSplit;
+    case A2aSlot::kLayout: return A2aSlot::kLayoutNames;
+    case A2aSlot::kLayoutNames: return A2aSlot::kLayoutName;
+    case A2aSlot::kInputs: return A2aSlot::kSource;
+    case A2aSlot::kKeys: return A2aSlot::kKey;
+    case A2aSlot::kLengths: return A2aSlot::kLengthsRow;
+    case A2aSlot::kLengthsRow: return A2aSlot::kLength;
+    case A2aSlot::kValues: return A2aSlot::kValue;
+    case A2aSlot::kWeights: return A2aSlot::kWeight;
+    default: return A2aSlot::kRoot;  // not a list: no element fits
+  }
+}
+
+struct A2aKeySlot {
+  const char* name;
+  A2aSlot slot;
+};
+// The keys of each object slot, in the order of the positioned reader's key lists.
+constexpr A2aKeySlot kA2aTopKeySlots[] = {{"splits", A2aSlot::kSplits},   {"feature_layout", A2aSlot::kLayout},
+                                          {"stagger", A2aSlot::kStagger}, {"protocol", A2aSlot::kProtocol},
+                                          {"dtypes", A2aSlot::kDtypes},   {"inputs", A2aSlot::kInputs}};
+constexpr A2aKeySlot kA2aDtypeKeySlots[] = {{"lengths", A2aSlot::kLengthsDtype},
+                                            {"values", A2aSlot::kValuesDtype},
+                                            {"weights", A2aSlot::kWeightsDtype}};
+constexpr A2aKeySlot kA2aSourceKeySlots[] = {{"rank", A2aSlot::kRank},
+                                             {"keys", A2aSlot::kKeys},
+                                             {"lengths", A2aSlot::kLengths},
+                                             {"values", A2aSlot::kValues},
+                                             {"weights", A2aSlot::kWeights}};
+// rank, keys, lengths and values (the first four source keys) are required.
+constexpr unsigned kA2aRequiredSourceKeys = 15u;
+
+// nlohmann's SAX events (the parser every JSON input goes through, json_tree.h)
+// straight into a RawInput. Any event the schema does not expect returns false,
+// which stops the parse: the caller then reads the text with positions, and the
+// same parser, so the two paths see the same syntax, UTF-8 and escapes.
+class A2aInputSax {
  public:
-  explicit FastJsonParser(std::string_view text)
-      : p_(text.data()), end_(text.data() + text.size()), ascii_(!first_non_ascii(text)) {}
+  RawInput raw;
 
-  RawInput parse() {
-    RawInput raw;
-    expect('{');
-    unsigned seen = 0;
-    if (!next_is('}')) do {
-        std::string_view key = string_content();
-        expect(':');
-        if (key == "splits") mark(seen, 1u), raw.splits = integer_list();
-        else if (key == "feature_layout") mark(seen, 2u), raw.feature_layout = layout();
-        else if (key == "stagger") mark(seen, 4u), raw.stagger = integer();
-        else if (key == "protocol") mark(seen, 8u), raw.protocol = protocol();
-        else if (key == "dtypes") mark(seen, 16u), dtypes(raw);
-        else if (key == "inputs") mark(seen, 32u), inputs(raw);
-        else throw GiveUp{};
-      } while (comma_or('}'));
-    skip_space();
-    if (p_ != end_) throw GiveUp{};
-    return raw;
+  bool null() { return incoming() == A2aSlot::kWeights; }  // "weights": null is an unweighted input
+  bool boolean(bool) { return false; }
+  bool number_unsigned(std::uint64_t value) {
+    A2aSlot slot = incoming();
+    if (slot == A2aSlot::kValue || slot == A2aSlot::kWeight) return token(slot, value);
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+    return integer(slot, static_cast<std::int64_t>(value));
+  }
+  // Only a literal starting with '-' arrives here ("-0" as 0).
+  bool number_integer(std::int64_t value) {
+    A2aSlot slot = incoming();
+    if (slot == A2aSlot::kValue) return token(slot, value);  // a value integer in canonical form: -0 is 0
+    if (slot == A2aSlot::kWeight) {
+      if (value == 0) return push(*raw.inputs.back().weights, "-0");  // a weight is kept as written
+      return token(slot, value);
+    }
+    return integer(slot, value);
+  }
+  // Values and weights keep a fraction or exponent as written; one outside a
+  // double's range (1e-999; nlohmann refuses 1e999 itself) is for the positioned
+  // reader to report. Integer fields take no such literal.
+  bool number_float(double, const std::string& literal) {
+    A2aSlot slot = incoming();
+    if (slot != A2aSlot::kValue && slot != A2aSlot::kWeight) return false;
+    double value = 0;
+    auto [end, ec] = std::from_chars(literal.data(), literal.data() + literal.size(), value);
+    if (ec != std::errc() || end != literal.data() + literal.size()) return false;
+    return push(tokens(slot), literal);
+  }
+  bool string(std::string& text) {
+    switch (incoming()) {
+      case A2aSlot::kValue:
+        scratch_.clear();
+        append_json_string(text, scratch_);
+        return push(raw.inputs.back().values, scratch_);
+      case A2aSlot::kKey:
+        if (text.empty()) return false;  // the positioned reader refuses empty names
+        raw.inputs.back().keys.push_back(std::move(text));
+        return true;
+      case A2aSlot::kLayoutName:
+        if (text.empty()) return false;
+        raw.feature_layout->back().push_back(std::move(text));
+        return true;
+      case A2aSlot::kLengthsDtype: return dtype(raw.lengths_dtype, text);
+      case A2aSlot::kValuesDtype: return dtype(raw.values_dtype, text);
+      case A2aSlot::kWeightsDtype: return dtype(raw.weights_dtype, text);
+      case A2aSlot::kProtocol: {
+        std::optional<Protocol> value = parse_name(kProtocolNames, text);
+        if (!value) return false;
+        raw.protocol = *value;
+        return true;
+      }
+      default: return false;
+    }
+  }
+  bool binary(nlohmann::json::binary_t&) { return false; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  bool start_object(std::size_t) {
+    A2aSlot slot = incoming();
+    if (slot == A2aSlot::kRoot) slot = A2aSlot::kTop;
+    else if (slot == A2aSlot::kSource) raw.inputs.emplace_back();
+    else if (slot != A2aSlot::kDtypes) return false;
+    open_.push_back(Frame{slot});
+    return true;
+  }
+  bool key(std::string& name) {
+    Frame& frame = open_.back();
+    const A2aKeySlot* first = nullptr;
+    std::size_t count = 0;
+    if (frame.slot == A2aSlot::kTop) first = kA2aTopKeySlots, count = std::size(kA2aTopKeySlots);
+    else if (frame.slot == A2aSlot::kDtypes) first = kA2aDtypeKeySlots, count = std::size(kA2aDtypeKeySlots);
+    else first = kA2aSourceKeySlots, count = std::size(kA2aSourceKeySlots);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (name != first[i].name) continue;
+      if (frame.seen & (1u << i)) return false;  // a duplicate key: the positioned reader says where
+      frame.seen |= 1u << i;
+      frame.next = first[i].slot;
+      return true;
+    }
+    return false;  // an unknown key (with a "did you mean" from the positioned reader)
+  }
+  bool end_object() {
+    const Frame frame = open_.back();
+    open_.pop_back();
+    return frame.slot != A2aSlot::kSource || (frame.seen & kA2aRequiredSourceKeys) == kA2aRequiredSourceKeys;
+  }
+  bool start_array(std::size_t) {
+    A2aSlot slot = incoming();
+    switch (slot) {
+      case A2aSlot::kSplits: raw.splits.emplace(); break;
+      case A2aSlot::kLayout: raw.feature_layout.emplace(); break;
+      case A2aSlot::kLayoutNames: raw.feature_layout->emplace_back(); break;
+      case A2aSlot::kLengthsRow: raw.inputs.back().lengths.emplace_back(); break;
+      case A2aSlot::kWeights: raw.inputs.back().weights.emplace(); break;
+      case A2aSlot::kInputs:
+      case A2aSlot::kKeys:
+      case A2aSlot::kLengths:
+      case A2aSlot::kValues: break;
+      default: return false;
+    }
+    open_.push_back(Frame{slot});
+    return true;
+  }
+  bool end_array() {
+    open_.pop_back();
+    return true;
   }
 
  private:
-  const char* p_;
-  const char* end_;
-  bool ascii_;  // the whole text is ASCII: no string needs the UTF-8 check
+  struct Frame {
+    A2aSlot slot;
+    A2aSlot next = A2aSlot::kRoot;  // an object's slot for the value after its last key
+    unsigned seen = 0;              // an object's keys so far, one bit each
+  };
 
-  static bool first_non_ascii(std::string_view text) {
-    unsigned char bits = 0;  // no early exit: the loop vectorizes
-    for (char c : text) bits |= static_cast<unsigned char>(c);
-    return bits >= 0x80;
-  }
-
-  static void mark(unsigned& seen, unsigned bit) {
-    if (seen & bit) throw GiveUp{};  // duplicate key
-    seen |= bit;
-  }
-
-  void skip_space() {
-    while (p_ < end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
-  }
-  void expect(char c) {
-    skip_space();
-    if (p_ == end_ || *p_ != c) throw GiveUp{};
-    ++p_;
-  }
-  // Consumes `c` (an empty container's closing bracket) when it comes next.
-  bool next_is(char c) {
-    skip_space();
-    if (p_ != end_ && *p_ == c) {
-      ++p_;
-      return true;
+  // The slot of the value about to arrive.
+  A2aSlot incoming() const {
+    if (open_.empty()) return A2aSlot::kRoot;
+    const Frame& top = open_.back();
+    switch (top.slot) {
+      case A2aSlot::kTop:
+      case A2aSlot::kDtypes:
+      case A2aSlot::kSource: return top.next;  // JSON puts a key before every value of an object
+      default: return a2a_element_slot(top.slot);
     }
-    return false;
   }
-  // After an element: true on ',', false on `close`.
-  bool comma_or(char close) {
-    skip_space();
-    if (p_ == end_) throw GiveUp{};
-    if (*p_ == ',') {
-      ++p_;
-      return true;
+  // The token list a kValue or kWeight slot adds to.
+  TokenList& tokens(A2aSlot slot) {
+    SourceKjt& source = raw.inputs.back();
+    return slot == A2aSlot::kValue ? source.values : *source.weights;
+  }
+
+  bool integer(A2aSlot slot, std::int64_t value) {
+    switch (slot) {
+      case A2aSlot::kSplit: raw.splits->push_back(value); break;
+      case A2aSlot::kStagger: raw.stagger = value; break;
+      case A2aSlot::kRank: raw.inputs.back().rank = value; break;
+      case A2aSlot::kLength: raw.inputs.back().lengths.back().push_back(value); break;
+      default: return false;
     }
-    if (*p_ == close) {
-      ++p_;
-      return false;
-    }
-    throw GiveUp{};
+    return true;
+  }
+  template <class Integer>
+  bool token(A2aSlot slot, Integer value) {
+    char buffer[24];
+    char* end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
+    return push(tokens(slot), std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
+  }
+  bool push(TokenList& list, std::string_view text) {
+    list.push_back(text);
+    return true;
+  }
+  bool dtype(std::optional<std::string>& out, std::string& text) {
+    if (text.empty()) return false;
+    out = std::move(text);
+    return true;
   }
 
-  // A string without escapes or control characters: its text between the quotes.
-  std::string_view string_content() {
-    skip_space();
-    if (p_ == end_ || *p_ != '"') throw GiveUp{};
-    const char* start = ++p_;
-    while (p_ < end_) {
-      auto c = static_cast<unsigned char>(*p_);
-      if (c == '"') break;
-      if (c == '\\' || c < 0x20) throw GiveUp{};
-      ++p_;
-    }
-    if (p_ == end_) throw GiveUp{};
-    std::string_view content(start, static_cast<std::size_t>(p_++ - start));
-    // Bytes past ASCII must be well-formed UTF-8 (the positioned reader says where not).
-    if (!ascii_ && first_invalid_utf8(content)) throw GiveUp{};
-    return content;
-  }
-
-  std::string name() {
-    std::string_view text = string_content();
-    if (text.empty()) throw GiveUp{};  // the positioned reader rejects empty names
-    return std::string(text);
-  }
-
-  // A plain JSON integer (no fraction or exponent) that fits in 64 bits.
-  std::int64_t integer() {
-    skip_space();
-    const char* start = p_;
-    if (p_ < end_ && *p_ == '-') ++p_;
-    const char* digits = p_;
-    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-    if (p_ == digits || (*digits == '0' && p_ - digits > 1)) throw GiveUp{};
-    if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E')) throw GiveUp{};
-    std::int64_t value = 0;
-    auto [end, ec] = std::from_chars(start, p_, value);
-    if (ec != std::errc() || end != p_) throw GiveUp{};
-    return value;
-  }
-
-  // A value integer's text in the positioned reader's canonical form: JSON already
-  // forbids leading zeros and '+', so only "-0" changes (to "0"). `zero` holds it.
-  std::string_view integer_text(char (&zero)[2]) {
-    skip_space();
-    const char* start = p_;
-    if (p_ < end_ && *p_ == '-') ++p_;
-    const char* digits = p_;
-    while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-    if (p_ == digits || (*digits == '0' && p_ - digits > 1)) throw GiveUp{};
-    if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E')) throw GiveUp{};
-    if (p_ - digits >= 19) {  // might not fit in 64 bits: let from_chars decide
-      std::int64_t value = 0;
-      auto [end, ec] = std::from_chars(start, p_, value);
-      if (ec != std::errc() || end != p_) throw GiveUp{};
-    }
-    if (p_ - start == 2 && start[0] == '-' && start[1] == '0') {
-      zero[0] = '0';
-      return std::string_view(zero, 1);
-    }
-    return std::string_view(start, static_cast<std::size_t>(p_ - start));
-  }
-
-  // The text of a JSON number, as written; one out of a double's range is the
-  // positioned reader's to refuse.
-  std::string_view finite_number_text() {
-    std::string_view text = number_text();
-    // Without an exponent only a literal of hundreds of digits leaves a double's range.
-    bool exponent = false;
-    for (char c : text) exponent |= (c | 0x20) == 'e';
-    if (text.size() < 300 && !exponent) return text;
-    double value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc()) throw GiveUp{};  // 1e999 and 1e-999 alike, as NodeReader::number
-    return text;
-  }
-
-  // The text of a JSON number, as written.
-  std::string_view number_text() {
-    skip_space();
-    const char* start = p_;
-    auto digits = [&] {
-      const char* from = p_;
-      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
-      return p_ > from;
-    };
-    if (p_ < end_ && *p_ == '-') ++p_;
-    if (p_ < end_ && *p_ == '0') ++p_;
-    else if (!digits()) throw GiveUp{};
-    if (p_ < end_ && *p_ == '.') {
-      ++p_;
-      if (!digits()) throw GiveUp{};
-    }
-    if (p_ < end_ && (*p_ == 'e' || *p_ == 'E')) {
-      ++p_;
-      if (p_ < end_ && (*p_ == '+' || *p_ == '-')) ++p_;
-      if (!digits()) throw GiveUp{};
-    }
-    return std::string_view(start, static_cast<std::size_t>(p_ - start));
-  }
-
-  bool null_literal() {
-    skip_space();
-    if (end_ - p_ >= 4 && std::memcmp(p_, "null", 4) == 0) {
-      p_ += 4;
-      return true;
-    }
-    return false;
-  }
-
-  std::vector<std::int64_t> integer_list() {
-    std::vector<std::int64_t> out;
-    expect('[');
-    if (!next_is(']')) do
-        out.push_back(integer());
-      while (comma_or(']'));
-    return out;
-  }
-
-  std::vector<std::string> name_list() {
-    std::vector<std::string> out;
-    expect('[');
-    if (!next_is(']')) do
-        out.push_back(name());
-      while (comma_or(']'));
-    return out;
-  }
-
-  std::vector<std::vector<std::string>> layout() {
-    std::vector<std::vector<std::string>> out;
-    expect('[');
-    if (!next_is(']')) do
-        out.push_back(name_list());
-      while (comma_or(']'));
-    return out;
-  }
-
-  Protocol protocol() {
-    std::optional<Protocol> value = parse_name(kProtocolNames, string_content());
-    if (!value) throw GiveUp{};
-    return *value;
-  }
-
-  void dtypes(RawInput& raw) {
-    expect('{');
-    unsigned seen = 0;
-    if (!next_is('}')) do {
-        std::string_view key = string_content();
-        expect(':');
-        if (key == "lengths") mark(seen, 1u), raw.lengths_dtype = name();
-        else if (key == "values") mark(seen, 2u), raw.values_dtype = name();
-        else if (key == "weights") mark(seen, 4u), raw.weights_dtype = name();
-        else throw GiveUp{};
-      } while (comma_or('}'));
-  }
-
-  // Values: strings keep their quoted text, integers are written back in the
-  // positioned reader's canonical form (-0 becomes 0). Tokens stay in the text.
-  void values(TokenList& out) {
-    expect('[');
-    if (next_is(']')) return;
-    char buffer[2];
-    do {
-      skip_space();
-      if (p_ == end_) throw GiveUp{};
-      if (*p_ == '"') {
-        const char* quote = p_;
-        std::string_view content = string_content();
-        out.push_back_in_place(std::string_view(quote, content.size() + 2));
-      } else {
-        skip_space();
-        const char* start = p_;
-        // Float values (spec §9): a number with a fraction or exponent stays as written.
-        std::string_view number = number_text();
-        if (number.find_first_of(".eE") != std::string_view::npos) {
-          double value = 0;
-          auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
-          if (ec != std::errc() || end != number.data() + number.size()) throw GiveUp{};  // the positioned reader says why
-          out.push_back_in_place(number);
-          continue;
-        }
-        p_ = start;
-        std::string_view text = integer_text(buffer);
-        if (text.data() == start) out.push_back_in_place(text);
-        else out.push_back(text);  // "-0" written as "0"
-      }
-    } while (comma_or(']'));
-  }
-
-  void weights(SourceKjt& kjt) {
-    if (null_literal()) return;
-    kjt.weights.emplace();
-    expect('[');
-    if (next_is(']')) return;
-    do
-      kjt.weights->push_back_in_place(finite_number_text());
-    while (comma_or(']'));
-  }
-
-  SourceKjt source() {
-    SourceKjt kjt;
-    expect('{');
-    unsigned seen = 0;
-    if (!next_is('}')) do {
-        std::string_view key = string_content();
-        expect(':');
-        if (key == "rank") mark(seen, 1u), kjt.rank = integer();
-        else if (key == "keys") mark(seen, 2u), kjt.keys = name_list();
-        else if (key == "lengths") {
-          mark(seen, 4u);
-          expect('[');
-          if (!next_is(']')) do
-              kjt.lengths.push_back(integer_list());
-            while (comma_or(']'));
-        } else if (key == "values") mark(seen, 8u), values(kjt.values);
-        else if (key == "weights") mark(seen, 16u), weights(kjt);
-        else throw GiveUp{};
-      } while (comma_or('}'));
-    if ((seen & 15u) != 15u) throw GiveUp{};  // rank, keys, lengths and values are required
-    return kjt;
-  }
-
-  void inputs(RawInput& raw) {
-    expect('[');
-    if (!next_is(']')) do
-        raw.inputs.push_back(source());
-      while (comma_or(']'));
-  }
+  std::vector<Frame> open_;
+  std::string scratch_;
 };
 
 }  // namespace
 
 std::optional<RawInput> read_raw_json_fast(std::string_view text) {
-  try {
-    return FastJsonParser(text).parse();
-  } catch (const GiveUp&) {
-    return std::nullopt;
-  }
+  A2aInputSax sax;
+  if (!nlohmann::json::sax_parse(text, &sax)) return std::nullopt;
+  return std::move(sax.raw);
 }
 
 }  // namespace shardplan::kjt

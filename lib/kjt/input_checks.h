@@ -23,7 +23,7 @@ struct RawInput {
   // dtype names as given (checked by rule 6); absent = the default.
   std::optional<std::string> lengths_dtype, values_dtype, weights_dtype;
   std::vector<SourceKjt> inputs;  // in file order; empty when missing
-  std::shared_ptr<const std::string> source_text;  // what tokens read in place point into
+  std::shared_ptr<const std::string> source_text;  // what tokens read in place point into, if any
 };
 
 // Which part of the input a problem is about (indices are file order).

@@ -265,7 +265,6 @@ A2aInput read_text(const std::string& file, std::shared_ptr<const std::string> t
     if (std::optional<RawInput> raw = read_raw_json_fast(*text)) {
       // Only a clean input is taken from the fast path; a problem is reported with
       // positions, which needs the positioned reader.
-      raw->source_text = text;
       bool clean = true;
       std::optional<A2aInput> input = check_input(std::move(*raw), [&](const Problem&) { clean = false; });
       if (input && clean) return std::move(*input);

@@ -219,7 +219,14 @@ class PipelineReader {
       checks_.report(n, join_key(path, key), "ValueError: layer '" + name + "': " + std::string(key) + " must be >= 0");
       return std::nullopt;
     }
-    return checks_.number(n, join_key(path, key), Range::kNonNegative);
+    std::optional<double> value = checks_.number(n, join_key(path, key), Range::kNonNegative);
+    // Far above any real layer, and small enough that every sum and product of
+    // times the plan forms stays finite (1e308 twice is infinity: no stage fits).
+    if (value && *value > kMaxLayerMs) {
+      checks_.report(n, join_key(path, key), "expected at most 1e12 (shardplan's limit), found " + n.Scalar());
+      return std::nullopt;
+    }
+    return value;
   }
 
   // Check 4 and the layer fields.

@@ -16,6 +16,8 @@ namespace shardplan::pipeline {
 // O(layers x stages) feasibility tests (about 1.5 s here at the bound); blockpartition
 // makes up to 100 000 moves of O(stages) each.
 inline constexpr std::int64_t kMaxBalanceWork = 10'000'000;
+// A layer's time in ms (per sample or for the whole batch): 1e12 ms is 31 years.
+inline constexpr double kMaxLayerMs = 1e12;
 
 // Whether stage `stage` holding layers [begin, end) fits its device. It must be
 // monotone in `end` (adding layers never frees memory), which holds because every

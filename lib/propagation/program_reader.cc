@@ -469,7 +469,7 @@ Program read_program(const std::string& path, const OptionOverrides& overrides) 
 
 Program parse_program(const std::string& file, std::string_view text, const OptionOverrides& overrides) {
   // MLIR (by extension or by its first token) has a reader of its own.
-  if (looks_like_mlir(file, text.substr(0, 256))) return read_mlir_program(file, std::string(text), overrides);
+  if (looks_like_mlir(file, text)) return read_mlir_program(file, std::string(text), overrides);
   // A valid JSON program goes through nlohmann's SAX events alone (no node tree:
   // 10^5 ops would take seconds and most of a gigabyte). Anything it does not
   // accept is read again by the one positioned JSON reader, which reports every problem.

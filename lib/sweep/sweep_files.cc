@@ -67,7 +67,7 @@ SweepResume read_sweep_resume(const std::string& path, SweepFormat format, const
     const Line& first = lines.front();
     if (!first.terminated) return out;  // a torn header: nothing was done
     if (std::string(first.text) + "\n" != header)
-      throw InputError(SourcePos{path, 1, 0}, "",
+      throw InputError(SourcePos{path, 1, 1}, "",
                        "the header is not this sweep's (other fields?): '" + std::string(first.text) +
                            "'; give another -o, or drop --resume to start afresh");
     first_row = 1;
@@ -79,14 +79,14 @@ SweepResume read_sweep_resume(const std::string& path, SweepFormat format, const
     if (last && !line.terminated) break;  // torn by the interruption: planned again
     const auto row = parse_sweep_row(format, line.text, csv_column_count(header));
     if (!row)
-      throw InputError(SourcePos{path, line.number, 0}, "",
+      throw InputError(SourcePos{path, line.number, 1}, "",
                        fmt::format("not a complete {} row of a sweep", name_of(kSweepFormatNames, format)));
     if (row->sweep_id != sweep_id)
-      throw InputError(SourcePos{path, line.number, 0}, "",
+      throw InputError(SourcePos{path, line.number, 1}, "",
                        "this row is of another sweep (id " + row->sweep_id + "; this sweep's id is " + sweep_id +
                            ": other inputs, grid, format or version); give another -o, or drop --resume");
     if (out.rows_done >= slice_indices.size() || row->index != slice_indices[out.rows_done])
-      throw InputError(SourcePos{path, line.number, 0}, "",
+      throw InputError(SourcePos{path, line.number, 1}, "",
                        fmt::format("point {} is not the next point of this slice (expected {})", row->index,
                                    out.rows_done < slice_indices.size() ? std::to_string(slice_indices[out.rows_done])
                                                                         : std::string("none: the slice is complete")));
@@ -140,7 +140,7 @@ std::string merge_sweep_slices(const std::vector<std::string>& paths) {
     if (lines.empty()) continue;  // a slice without points (more slices than points)
     const SweepFormat this_format = lines.front().text.rfind("{", 0) == 0 ? SweepFormat::kJsonl : SweepFormat::kCsv;
     if (format && *format != this_format)
-      throw InputError(SourcePos{path, 1, 0}, "",
+      throw InputError(SourcePos{path, 1, 1}, "",
                        "this slice is " + std::string(name_of(kSweepFormatNames, this_format)) +
                            ", an earlier one is " + std::string(name_of(kSweepFormatNames, *format)));
     format = this_format;
@@ -148,10 +148,10 @@ std::string merge_sweep_slices(const std::vector<std::string>& paths) {
     if (this_format == SweepFormat::kCsv) {
       const std::string this_header = std::string(lines.front().text) + "\n";
       if (lines.front().text.rfind("sweep,index,points,", 0) != 0)
-        throw InputError(SourcePos{path, 1, 0}, "",
+        throw InputError(SourcePos{path, 1, 1}, "",
                          "not a sweep output (expected a JSON row or the CSV header 'sweep,index,points,...')");
       if (header && *header != this_header)
-        throw InputError(SourcePos{path, 1, 0}, "",
+        throw InputError(SourcePos{path, 1, 1}, "",
                          "this slice's header differs from " + first_place + "'s: slices of different sweeps");
       header = this_header;
       first_row = 1;
@@ -159,24 +159,24 @@ std::string merge_sweep_slices(const std::vector<std::string>& paths) {
     for (std::size_t i = first_row; i < lines.size(); ++i) {
       const Line& line = lines[i];
       if (!line.terminated)
-        throw InputError(SourcePos{path, line.number, 0}, "",
+        throw InputError(SourcePos{path, line.number, 1}, "",
                          "a torn last row: this slice did not finish (run it again with --resume)");
       const auto row = parse_sweep_row(this_format, line.text, header ? csv_column_count(*header) : 0);
-      if (!row) throw InputError(SourcePos{path, line.number, 0}, "", "not a complete sweep row");
+      if (!row) throw InputError(SourcePos{path, line.number, 1}, "", "not a complete sweep row");
       const std::string place = fmt::format("{}:{}", path, line.number);
       if (first_place.empty()) {
         sweep_id = row->sweep_id;
         points = row->points;
         first_place = place;
       } else if (row->sweep_id != sweep_id || row->points != points) {
-        throw InputError(SourcePos{path, line.number, 0}, "",
+        throw InputError(SourcePos{path, line.number, 1}, "",
                          fmt::format("this row is of another sweep (id {}, {} points) than {} (id {}, {} points)",
                                      row->sweep_id, row->points, first_place, sweep_id, points));
       }
       const auto [it, added] = rows.emplace(row->index, Placed{std::string(line.text), path, line.number});
       if (!added)
         throw InputError(
-            SourcePos{path, line.number, 0}, "",
+            SourcePos{path, line.number, 1}, "",
             fmt::format("point {} is also at {}:{}: slices overlap", row->index, it->second.file, it->second.line));
     }
   }

@@ -135,7 +135,7 @@ std::optional<double> parse_sweep_timeout(std::string_view text) {
 }
 
 SweepOutcome run_sweep_request(const SweepRequest& r, const std::function<SweepInputs()>& load,
-                               SweepProgressListener* progress) {
+                               SweepProgressListener* progress, bool* reached_output) {
   const auto started = PlanStop::Clock::now();
   const CheckedSweepFlags flags = check_sweep_flags(r);
   const SweepGrid grid = read_sweep_grid(r.sweep_file, r.sets);
@@ -166,6 +166,7 @@ SweepOutcome run_sweep_request(const SweepRequest& r, const std::function<SweepI
                     flags.timeout_seconds ? sweep_timeout_text(*flags.timeout_seconds) : std::string("none")));
 
   std::optional<SweepRowSink> sink;
+  if (reached_output) *reached_output = true;
   if (!flags.display) {
     sink.emplace(sweep_to_stdout(r.output) ? "" : r.output, resume.kept.size());
     if (resume.kept.empty()) sink->write(header);

@@ -60,8 +60,10 @@ std::optional<double> parse_sweep_timeout(std::string_view text);
 // Runs the sweep of `request`. `load` is called once, after the flags and the grid
 // were checked. Throws InputError (exit 2) for bad flags, grid or inputs, before
 // any row is written; rows already written stay whole (one write per row).
+// `reached_output`, when given, is set as the sweep starts to open -o (from there
+// a file at -o is this run's, not a stale one).
 SweepOutcome run_sweep_request(const SweepRequest& request, const std::function<SweepInputs()>& load,
-                               SweepProgressListener* progress);
+                               SweepProgressListener* progress, bool* reached_output = nullptr);
 
 // Joins the slices at `slices` into `output` ("" or "-": stdout) and draws the
 // merged sweep at `plot` when it is not "".

@@ -1,5 +1,7 @@
 #include "sweep/sweep_rows.h"
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -149,7 +151,22 @@ std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_vi
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return std::nullopt;
   if (format == SweepFormat::kJsonl && (line.empty() || line.front() != '{' || line.back() != '}')) return std::nullopt;
   if (format == SweepFormat::kJsonl) {
-    const nlohmann::json row = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    // A key given twice is refused here as in every other JSON input (nlohmann's
+    // parse would keep the last): keys seen so far, per open object.
+    std::vector<std::set<std::string>> open_keys;
+    bool duplicate = false;
+    const nlohmann::json row = nlohmann::json::parse(
+        line,
+        [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+          if (event == nlohmann::json::parse_event_t::object_start) open_keys.emplace_back();
+          else if (event == nlohmann::json::parse_event_t::object_end && !open_keys.empty()) open_keys.pop_back();
+          else if (event == nlohmann::json::parse_event_t::key && !open_keys.empty()) {
+            duplicate = duplicate || !open_keys.back().insert(parsed.get<std::string>()).second;
+          }
+          return true;
+        },
+        /*allow_exceptions=*/false);
+    if (duplicate) return std::nullopt;
     if (!row.is_object() || !row.contains("sweep") || !row["sweep"].is_string() || !row.contains("index") ||
         !row["index"].is_number_unsigned() || !row.contains("points") || !row["points"].is_number_unsigned() ||
         !row.contains("feasible") || !row["feasible"].is_boolean())

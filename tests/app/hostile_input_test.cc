@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -161,6 +162,19 @@ TEST_CASE("hostile: a2a --plan bounds the world size and checks the plan against
   run = a2a_plan("plan-tw4.json", four.dump(2));
   CHECK(run.exit_code == 2);
   CHECK(contains(first_error(run), "a table_wise table has exactly 1 shard, found 4"));
+  // validate --plan reports the same table at its entry in the plan (the '{' after its name).
+  const std::string four_text = four.dump(2);
+  const std::string entry = "\"" + table + "\": {";
+  REQUIRE(contains(four_text, entry));
+  const std::size_t brace = four_text.find(entry) + entry.size() - 1;
+  const std::size_t line_start = four_text.rfind('\n', brace) + 1;
+  const auto line = std::count(four_text.begin(), four_text.begin() + static_cast<std::ptrdiff_t>(brace), '\n') + 1;
+  auto validated = run_in_scratch("validate " + scratch_inputs() + " --plan plan-tw4.json");
+  CHECK(validated.exit_code == 2);
+  CHECK(first_error(validated).rfind("error: plan-tw4.json:" + std::to_string(line) + ":" +
+                                         std::to_string(brace - line_start + 1) + ": " + module + "." + table +
+                                         ": shards cover ",
+                                     0) == 0);
 
   // A shard of 2^62 rows in a table of far fewer.
   nlohmann::json huge = plan;
@@ -224,6 +238,20 @@ TEST_CASE("hostile: '-' is stdin for a2a, pipeline, propagate, show and diff", "
     auto body = [&](const std::string& out) { return c.with_stdin.rfind("diff", 0) == 0 ? out.substr(out.find('\n')) : out; };
     CHECK(body(from_stdin.out) == body(from_file.out));
   }
+  // An MLIR module on stdin whose comments run past the first 256 bytes is still MLIR.
+  const std::string mlir = kSourceDir + "/configs/propagate/mlp-2layer.mlir";
+  REQUIRE(slurp(mlir).rfind("//", 0) == 0);
+  auto from_file = shardplan::testing::run_shardplan("propagate --input " + mlir);
+  auto from_stdin = shardplan::testing::run_shardplan_with_stdin("propagate --input -", mlir);
+  CHECK(from_stdin.exit_code == 0);
+  CHECK(from_stdin.out == from_file.out);
+  // sweep takes a case on stdin: the same rows (and the same sweep id: the same bytes).
+  auto sweep_file = shardplan::testing::run_shardplan("sweep --config " + kQuickstartConfig + " --set world_size=1,2 --no-summary");
+  auto sweep_stdin = shardplan::testing::run_shardplan_with_stdin("sweep --config - --set world_size=1,2 --no-summary",
+                                                                  kQuickstartConfig);
+  CHECK(sweep_stdin.exit_code == 0);
+  CHECK(!sweep_file.out.empty());
+  CHECK(sweep_stdin.out == sweep_file.out);
   // A problem in stdin is reported at <stdin>'s position.
   write_scratch("stdin-bad.json", "{\"splits\": [1],\n \"inputs\": 7}");
   auto bad = shardplan::testing::run_shardplan_with_stdin("a2a --input -", scratch_prefix() + "stdin-bad.json");
@@ -244,11 +272,31 @@ TEST_CASE("hostile: a failed run removes an earlier output at -o", "[hostile]") 
     CHECK(run.exit_code == 2);
     CHECK_FALSE(std::filesystem::exists(out));
   }
+  // The planner's commands and sweep alike (sweep --resume keeps the rows it continues).
+  for (const std::string& command :
+       {std::string("enumerate --config not-an-input.json"), std::string("explain --config not-an-input.json --table t"),
+        std::string("explain --config ") + scratch_inputs() + " --table no_such_table",
+        std::string("sweep --config not-an-input.json --set world_size=1"), std::string("sweep merge not-an-input.json")}) {
+    INFO(command);
+    write_scratch("stale-out.txt", "an earlier run's output\n");
+    auto run = run_in_scratch(command + " -o " + out);
+    CHECK(run.exit_code == 2);
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
   // A device is never removed, and is written in place.
   scratch_inputs();
   CHECK(run_in_scratch("a2a --input kjt.json -o /dev/null").exit_code == 0);
   CHECK(run_in_scratch("a2a --input not-an-input.json -o /dev/null").exit_code == 2);
   CHECK(std::filesystem::exists("/dev/null"));
+}
+
+TEST_CASE("hostile: pipeline bounds layer times, so sums of them stay finite", "[hostile]") {
+  write_scratch("huge-time.json", R"({"layers": [{"name": "a", "fwd_ms_per_sample": 1e308}, {"name": "b"}],
+  "batch_size": 8, "devices": {"count": 2}})");
+  auto run = run_in_scratch("pipeline --input huge-time.json");
+  CHECK(run.exit_code == 2);
+  CHECK(first_error(run) ==
+        "error: huge-time.json:1:48: layers[0].fwd_ms_per_sample: expected at most 1e12 (shardplan's limit), found 1e308");
 }
 
 TEST_CASE("hostile: sweep writes devices in place and refuses a second writer", "[hostile]") {
@@ -278,14 +326,17 @@ TEST_CASE("hostile: sweep merge and --resume take only whole rows", "[hostile]")
   const std::size_t first_end = rows.find('\n');
   REQUIRE(first_end != std::string::npos);
   const std::string first = rows.substr(0, first_end), rest = rows.substr(first_end + 1);
-  for (const std::string& corrupt : {first + std::string("\0junk", 5) + "\n" + rest, first + "\r\n" + rest}) {
+  // The first row with a key given twice (nlohmann's parse would keep the last).
+  const std::string duplicate = first.substr(0, first.size() - 1) + ",\"index\":0}";
+  for (const std::string& corrupt :
+       {first + std::string("\0junk", 5) + "\n" + rest, first + "\r\n" + rest, duplicate + "\n" + rest}) {
     write_scratch("corrupt.jsonl", corrupt);
     auto merge = run_in_scratch("sweep merge " + scratch_prefix() + "corrupt.jsonl");
     CHECK(merge.exit_code == 2);
-    CHECK(contains(first_error(merge), "corrupt.jsonl:1: not a complete sweep row"));
+    CHECK(contains(first_error(merge), "corrupt.jsonl:1:1: not a complete sweep row"));
     auto resume = run_in_scratch("sweep --config " + scratch_inputs() + " --set world_size=1,2 --resume -o " +
                                  scratch_prefix() + "corrupt.jsonl");
     CHECK(resume.exit_code == 2);
-    CHECK(contains(first_error(resume), "corrupt.jsonl:1: not a complete jsonl row of a sweep"));
+    CHECK(contains(first_error(resume), "corrupt.jsonl:1:1: not a complete jsonl row of a sweep"));
   }
 }

@@ -142,7 +142,7 @@ TEST_CASE("sweep: --resume after a cut anywhere gives the uninterrupted run's by
   const std::string before = slurp(other);
   const RunResult refused = sweep("--resume -o " + other);
   CHECK(refused.exit_code == 2);
-  CHECK(refused.err.find(other + ":1: this row is of another sweep") != std::string::npos);
+  CHECK(refused.err.find(other + ":1:1: this row is of another sweep") != std::string::npos);
   CHECK(slurp(other) == before);
 }
 
@@ -187,7 +187,7 @@ TEST_CASE("sweep: slices run as separate processes merge into the single run's b
               .exit_code == 0);
   const RunResult mixed = run_shardplan("sweep merge " + a + " " + b);
   CHECK(mixed.exit_code == 2);
-  CHECK(mixed.err.find(b + ":1: this row is of another sweep") != std::string::npos);
+  CHECK(mixed.err.find(b + ":1:1: this row is of another sweep") != std::string::npos);
 }
 
 TEST_CASE("sweep: --plot draws every feasible point against the first field", "[app][sweep][plot]") {

@@ -229,6 +229,38 @@ TEST_CASE("a2a: the fast JSON path and the positioned reader agree on unusual sp
   }
 }
 
+TEST_CASE("a2a: the fast path reads escapes itself, and stops where the positioned reader has a say",
+          "[kjt][a2a]") {
+  // Escapes, a surrogate pair, -0 and weights past 64 bits are JSON the shared parser
+  // reads: the fast path takes them (it used to hand them over) and reads them alike.
+  const std::string escaped =
+      R"({"splits":[1],"inputs":[{"rank":0,"keys":["\ud83d\ude00"],"lengths":[[5]],)"
+      R"("values":["a\"b","\u00e9",-0,7,8],"weights":[1,-0,2.5e-1,99999999999999999999,-9223372036854775809]}]})";
+  REQUIRE(shardplan::kjt::read_raw_json_fast(escaped).has_value());
+  CHECK(rendered(escaped, shardplan::kjt::ReadPath::kFastWhenPossible) ==
+        rendered(escaped, shardplan::kjt::ReadPath::kPositionedOnly));
+  // Values are written back as the positioned reader writes them: "-0" as 0, a weight as written.
+  const auto raw = shardplan::kjt::read_raw_json_fast(escaped);
+  CHECK(raw->inputs[0].values.run(0, 5) == R"("a\"b","é",0,7,8)");
+  CHECK(raw->inputs[0].weights->run(0, 5) == "1,-0,2.5e-1,99999999999999999999,-9223372036854775809");
+  // Whatever the positioned reader reports or reads another way stops the fast path.
+  for (const char* text : {
+           R"({"splits":[1],"splits":[1],"inputs":[]})",                                      // duplicate key
+           R"({"splitz":[1],"inputs":[]})",                                                   // unknown key
+           R"({"splits":[1e0],"inputs":[]})",                                                 // 1e0 for an integer
+           R"({"splits":[1],"inputs":[{"rank":0,"keys":[""],"lengths":[[0]],"values":[]}]})",  // empty name
+           R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[0]]}]})",            // values missing
+           R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[1]],"values":[true]}]})",
+           R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[1]],"values":[1],"weights":[1e-999]}]})",
+           R"({"splits":[1],"inputs":[{"rank":0,"keys":["\ud800"],"lengths":[[0]],"values":[]}]})",  // lone surrogate
+           "{\"splits\":[1],\"inputs\":[{\"rank\":0,\"keys\":[\"a\xff\"],\"lengths\":[[0]],\"values\":[]}]}",
+           R"([1])",
+       }) {
+    INFO(text);
+    CHECK_FALSE(shardplan::kjt::read_raw_json_fast(text).has_value());
+  }
+}
+
 TEST_CASE("a2a property: random inputs keep the spec's invariants", "[kjt][a2a][property]") {
   std::mt19937 rng(20261123);
   for (int trial = 0; trial < 400; ++trial) {

@@ -93,16 +93,16 @@ TEST_CASE("sweep resume: complete rows are kept, a torn last row is dropped, oth
   const std::string jsonl = all_rows(SweepFormat::kJsonl, context);
   const std::string path = write_scratch("resume.jsonl", jsonl);
   CHECK(problems_of([&] { read_sweep_resume(path, SweepFormat::kJsonl, "", "fedcba9876543210", slice); }) ==
-        std::vector<std::string>{"resume.jsonl:1: this row is of another sweep (id 0123456789abcdef; this sweep's id "
+        std::vector<std::string>{"resume.jsonl:1:1: this row is of another sweep (id 0123456789abcdef; this sweep's id "
                                  "is fedcba9876543210: other inputs, grid, format or version); give another -o, or "
                                  "drop --resume"});
   CHECK(problems_of([&] {
           read_sweep_resume(path, SweepFormat::kJsonl, "", context.sweep_id, {1, 3});
-        }) == std::vector<std::string>{"resume.jsonl:1: point 0 is not the next point of this slice (expected 1)"});
+        }) == std::vector<std::string>{"resume.jsonl:1:1: point 0 is not the next point of this slice (expected 1)"});
   // A broken row that is not the last line is not an interruption's doing.
   const std::string broken = write_scratch("broken.jsonl", "{\"sweep\":\n" + jsonl);
   CHECK(problems_of([&] { read_sweep_resume(broken, SweepFormat::kJsonl, "", context.sweep_id, slice); }) ==
-        std::vector<std::string>{"broken.jsonl:1: not a complete jsonl row of a sweep"});
+        std::vector<std::string>{"broken.jsonl:1:1: not a complete jsonl row of a sweep"});
 }
 
 TEST_CASE("sweep merge: slices join in grid order; overlaps, gaps and other sweeps are refused", "[sweep]") {
@@ -124,7 +124,7 @@ TEST_CASE("sweep merge: slices join in grid order; overlaps, gaps and other swee
     CHECK(problems_of([&] {
             merge_sweep_slices({a, b, c});
           }) == std::vector<std::string>{"slice-c:" + std::to_string(format == SweepFormat::kCsv ? 2 : 1) +
-                                         ": point 2 is also at " + b + ":" +
+                                         ":1: point 2 is also at " + b + ":" +
                                          std::to_string(format == SweepFormat::kCsv ? 3 : 2) + ": slices overlap"});
     const SweepRowContext other{"fedcba9876543210", &grid};
     const std::string d = write_scratch("slice-d", rows_of({0, 2}, other));
