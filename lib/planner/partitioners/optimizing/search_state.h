@@ -21,6 +21,8 @@ struct OptionShape {
   std::vector<double> perf;     // per shard, Perf::total()
   std::vector<Storage> storage;  // per shard
   double total_perf = 0;
+  double max_shard_perf = 0;  // the largest entry of `perf`
+  Storage total_storage;      // sum of `storage`
 };
 
 // A table: its candidate shapes (shape 0 is the option the plan started with)
@@ -56,6 +58,8 @@ class SearchState {
   int ranks_per_host() const { return ranks_per_host_; }
   int num_hosts() const { return num_hosts_; }
   double load(int rank) const { return loads_[static_cast<std::size_t>(rank)]; }
+  // What `rank` may hold in all (its reserved capacity).
+  const Storage& capacity(int rank) const { return capacity_[static_cast<std::size_t>(rank)]; }
   // Whether `s` more fits on `rank` now.
   bool fits(int rank, const Storage& s) const;
   // Whether `rank` still fits after giving up `out` and taking `in` (a swap).
