@@ -160,6 +160,125 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
   return start;
 }
 
+// Where shape `shape` of table t fits when packing tightly: device shards each on
+// the rank with room whose room left (weighted by `direction`) is least; uniform
+// shards on their rank; host options on the first host with room, tightly within
+// it. nullopt when it fits nowhere.
+std::optional<std::vector<int>> packed_ranks(const SearchState& state, int t, int shape_index,
+                                             const ScratchDirection& direction) {
+  const OptionShape& shape = state.tables()[static_cast<std::size_t>(t)].shapes[static_cast<std::size_t>(shape_index)];
+  const int n = static_cast<int>(shape.perf.size());
+  const int world = state.world_size();
+  std::vector<Storage> extra(static_cast<std::size_t>(world));  // what this shape adds per rank so far
+  const auto room_after = [&](int r, const Storage& s) -> std::optional<double> {
+    Storage more = extra[static_cast<std::size_t>(r)] + s;
+    if (!state.fits(r, more)) return std::nullopt;
+    return direction.hbm * static_cast<double>(state.room(r).hbm - more.hbm) +
+           direction.ddr * static_cast<double>(state.room(r).ddr - more.ddr);
+  };
+  std::vector<int> ranks(static_cast<std::size_t>(n), -1);
+  const auto tight_in = [&](int begin, int end) {
+    std::fill(extra.begin(), extra.end(), Storage{});
+    for (int j = 0; j < n; ++j) {
+      int best = -1;
+      double best_room = 0;
+      for (int r = begin; r < end; ++r) {
+        const auto room = room_after(r, shape.storage[static_cast<std::size_t>(j)]);
+        if (room && (best < 0 || *room < best_room)) best = r, best_room = *room;
+      }
+      if (best < 0) return false;
+      ranks[static_cast<std::size_t>(j)] = best;
+      extra[static_cast<std::size_t>(best)] += shape.storage[static_cast<std::size_t>(j)];
+    }
+    return true;
+  };
+  switch (shape.rule) {
+    case PartitionBy::kUniform:
+      if (n != world) return std::nullopt;
+      for (int r = 0; r < n; ++r) {
+        if (!state.fits(r, shape.storage[static_cast<std::size_t>(r)])) return std::nullopt;
+        ranks[static_cast<std::size_t>(r)] = r;
+      }
+      return ranks;
+    case PartitionBy::kDevice:
+      if (tight_in(0, world)) return ranks;
+      return std::nullopt;
+    case PartitionBy::kHost:
+      for (int h = 0; h < state.num_hosts(); ++h) {
+        const int first = h * state.ranks_per_host();
+        if (shape.table_row_wise) {
+          if (n != state.ranks_per_host()) return std::nullopt;
+          bool ok = true;
+          for (int k = 0; k < n && ok; ++k) {
+            ok = state.fits(first + k, shape.storage[static_cast<std::size_t>(k)]);
+            ranks[static_cast<std::size_t>(k)] = first + k;
+          }
+          if (ok) return ranks;
+        } else if (tight_in(first, first + state.ranks_per_host())) {
+          return ranks;
+        }
+      }
+      return std::nullopt;
+    case PartitionBy::kMultiHost:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The last resort when no balanced start placed every table: pack for room
+// alone. Each table's option of least weighted memory, tables largest first,
+// each shard on the tightest rank with room (best fit), a table that does not fit
+// taking its next-smallest option. The search then balances what this packs.
+std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirection& direction, std::int64_t& work) {
+  const auto& tables = state.tables();
+  const auto n = tables.size();
+  const auto memory = [&](const OptionShape& s) {
+    return direction.hbm * static_cast<double>(s.total_storage.hbm) + direction.ddr * static_cast<double>(s.total_storage.ddr);
+  };
+  std::vector<std::vector<int>> by_size(n);
+  std::vector<double> largest(n, 0);
+  for (std::size_t t = 0; t < n; ++t) {
+    for (int i = 0; i < static_cast<int>(tables[t].shapes.size()); ++i)
+      if (tables[t].shapes[static_cast<std::size_t>(i)].rule != PartitionBy::kMultiHost) by_size[t].push_back(i);
+    std::stable_sort(by_size[t].begin(), by_size[t].end(), [&](int a, int b) {
+      return memory(tables[t].shapes[static_cast<std::size_t>(a)]) < memory(tables[t].shapes[static_cast<std::size_t>(b)]);
+    });
+    if (!by_size[t].empty()) largest[t] = memory(tables[t].shapes[static_cast<std::size_t>(by_size[t].front())]);
+  }
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return largest[static_cast<std::size_t>(a)] > largest[static_cast<std::size_t>(b)]; });
+  ScratchStart start;
+  start.shapes.assign(n, 0);
+  start.ranks.assign(n, {});
+  std::vector<int> placed;
+  bool ok = true;
+  for (int t : order) {
+    std::optional<std::vector<int>> ranks;
+    for (int i : by_size[static_cast<std::size_t>(t)]) {
+      work += static_cast<std::int64_t>(tables[static_cast<std::size_t>(t)].shapes[static_cast<std::size_t>(i)].perf.size()) *
+                  state.world_size() + state.world_size();
+      ranks = packed_ranks(state, t, i, direction);
+      if (ranks) {
+        start.shapes[static_cast<std::size_t>(t)] = i;
+        break;
+      }
+    }
+    if (!ranks) {
+      ok = false;
+      break;
+    }
+    start.ranks[static_cast<std::size_t>(t)] = *ranks;
+    state.place(t, start.shapes[static_cast<std::size_t>(t)], std::move(*ranks));
+    placed.push_back(t);
+  }
+  if (ok) start.objective = state.objective();
+  for (int t : placed) state.unplace(t);
+  if (!ok) return std::nullopt;
+  return start;
+}
+
 }  // namespace
 
 double priced_cost(const OptionShape& shape, const MemoryPrices& prices) {
@@ -217,6 +336,12 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
       if (placed_any) break;
     }
   }
+  if (starts.empty())
+    for (const ScratchDirection& direction : directions)
+      if (auto start = scratch_pack(state, direction, work)) {
+        starts.push_back(std::move(*start));
+        break;
+      }
   std::stable_sort(starts.begin(), starts.end(),
                    [](const ScratchStart& a, const ScratchStart& b) {
                      return std::make_pair(a.objective.max_load, a.objective.sum_squares) <

@@ -60,6 +60,8 @@ class SearchState {
   double load(int rank) const { return loads_[static_cast<std::size_t>(rank)]; }
   // What `rank` may hold in all (its reserved capacity).
   const Storage& capacity(int rank) const { return capacity_[static_cast<std::size_t>(rank)]; }
+  // What `rank` has left now.
+  Storage room(int rank) const { return capacity_[static_cast<std::size_t>(rank)] - used_[static_cast<std::size_t>(rank)]; }
   // Whether `s` more fits on `rank` now.
   bool fits(int rank, const Storage& s) const;
   // Whether `rank` still fits after giving up `out` and taking `in` (a swap).
