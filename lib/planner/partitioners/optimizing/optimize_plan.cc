@@ -16,7 +16,7 @@ namespace {
 // measured to end well inside greedy's own planning time at 1 000 tables x 512
 // ranks (docs/optimizing-partitioner.md) while leaving small instances enough room to converge.
 constexpr std::int64_t kWorkPerTableRank = 40;
-constexpr std::int64_t kWorkFloor = 20'000'000;
+constexpr std::int64_t kWorkFloor = 60'000'000;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
 constexpr std::size_t kOptionChangeTables = 16;
 // Tables ruined at once (the bottleneck's and two random ranks'), at most.
