@@ -197,13 +197,13 @@ class Search {
       TableState& table = state_.tables()[static_cast<std::size_t>(t)];
       const int old_shape = table.current;
       const std::vector<int> old_ranks = table.ranks;
-      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes.size() == 1) continue;
+      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes().size() == 1) continue;
       state_.unplace(t);
       Objective best = before;
       int best_shape = -1;
       std::vector<int> best_ranks;
-      for (int i = 0; i < static_cast<int>(table.shapes.size()); ++i) {
-        work_ += static_cast<std::int64_t>(table.shapes[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+      for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
+        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
         std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
         if (!ranks) continue;
         state_.place(t, i, *ranks);
@@ -239,7 +239,7 @@ class Search {
     for (int t : on_b) {
       if (ruined.size() >= wanted) break;
       const TableState& table = state_.tables()[static_cast<std::size_t>(t)];
-      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes.size() == 1) continue;
+      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes().size() == 1) continue;
       if (rng_.unit() < 0.7) take(t);
     }
     for (int k = 0; k < 2; ++k)
@@ -275,8 +275,8 @@ class Search {
         for (int r = 0; r < state_.world_size(); ++r) mean += state_.load(r);
         mean = std::max(mean / state_.world_size(), 1e-300);
       }
-      for (int i = 0; i < static_cast<int>(table.shapes.size()); ++i) {
-        work_ += static_cast<std::int64_t>(table.shapes[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+      for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
+        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
         std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
         if (!ranks) continue;
         state_.place(t, i, *ranks);
@@ -285,7 +285,7 @@ class Search {
         if (by_squares) std::swap(o.max_load, o.sum_squares);
         if (mode == 2) {
           // d(sum of squares) / (2 x mean load) is about the perf added; plus its memory's price.
-          const OptionShape& s = table.shapes[static_cast<std::size_t>(i)];
+          const OptionShape& s = table.shapes()[static_cast<std::size_t>(i)];
           o.max_load = o.sum_squares / (2 * mean) + prices_.hbm * static_cast<double>(s.total_storage.hbm) +
                        prices_.ddr * static_cast<double>(s.total_storage.ddr);
           o.sum_squares = 0;
@@ -338,14 +338,15 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
   SearchState state(reserved);
   state.tables().resize(candidates.size());
   for (std::size_t t = 0; t < candidates.size(); ++t) {
-    TableState& table = state.tables()[t];
-    if (first[t]) table.shapes.push_back(shape_of(*first[t]));
+    std::vector<OptionShape> shapes;
+    if (first[t]) shapes.push_back(shape_of(*first[t]));
     for (const ShardingOption* option : candidates[t]) {
       OptionShape s = shape_of(*option);
       if (s.rule == PartitionBy::kMultiHost) continue;
-      if (!table.shapes.empty() && same_shape(s, table.shapes.front())) continue;
-      table.shapes.push_back(std::move(s));
+      if (!shapes.empty() && same_shape(s, shapes.front())) continue;
+      shapes.push_back(std::move(s));
     }
+    state.tables()[t].shape_list = std::make_shared<const std::vector<OptionShape>>(std::move(shapes));
   }
   return state;
 }
@@ -361,7 +362,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
                             std::chrono::duration<double>(options.time_budget_seconds));
   std::int64_t work = 0;
   SearchState scratch_model = empty;
-  std::vector<ScratchStart> starts = scratch_starts(scratch_model, scratch_limit, work);
+  std::vector<ScratchStart> starts = scratch_starts(scratch_model, scratch_limit, work, deadline);
   result.scratch_starts = static_cast<int>(starts.size());
   if (starts.size() > kScratchSearches) starts.resize(kScratchSearches);
   const std::size_t runs = starts.size() + (from_greedy ? 1 : 0);

@@ -37,7 +37,7 @@ std::vector<int> scratch_choice(const SearchState& state, const MemoryPrices& pr
   const auto& tables = state.tables();
   std::vector<int> choice(tables.size(), 0);
   for (std::size_t t = 0; t < tables.size(); ++t) {
-    const auto& shapes = tables[t].shapes;
+    const auto& shapes = tables[t].shapes();
     int best = -1;
     double best_cost = 0;
     int smallest = -1;
@@ -58,7 +58,7 @@ std::vector<int> scratch_choice(const SearchState& state, const MemoryPrices& pr
 ScratchTotals scratch_totals(const SearchState& state, const std::vector<int>& choice) {
   ScratchTotals totals;
   for (std::size_t t = 0; t < choice.size(); ++t) {
-    const OptionShape& s = state.tables()[t].shapes[static_cast<std::size_t>(choice[t])];
+    const OptionShape& s = state.tables()[t].shapes()[static_cast<std::size_t>(choice[t])];
     totals.hbm += static_cast<double>(s.total_storage.hbm);
     totals.ddr += static_cast<double>(s.total_storage.ddr);
     totals.perf += s.total_perf;
@@ -108,7 +108,7 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
   const int world = state.world_size();
   std::vector<std::pair<double, double>> key(n);
   for (std::size_t t = 0; t < n; ++t) {
-    const OptionShape& s = tables[t].shapes[static_cast<std::size_t>(choice[t])];
+    const OptionShape& s = tables[t].shapes()[static_cast<std::size_t>(choice[t])];
     const double memory = direction.hbm * static_cast<double>(s.total_storage.hbm) +
                           direction.ddr * static_cast<double>(s.total_storage.ddr);
     key[t] = memory_order ? std::make_pair(memory, s.max_shard_perf) : std::make_pair(s.max_shard_perf, s.total_perf);
@@ -124,7 +124,7 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
   std::vector<int> placed;
   bool ok = true;
   for (int t : order) {
-    const auto& shapes = tables[static_cast<std::size_t>(t)].shapes;
+    const auto& shapes = tables[static_cast<std::size_t>(t)].shapes();
     const int chosen = choice[static_cast<std::size_t>(t)];
     work += static_cast<std::int64_t>(shapes[static_cast<std::size_t>(chosen)].perf.size()) * world + world;
     std::optional<std::vector<int>> ranks = state.greedy_ranks(t, chosen);
@@ -166,7 +166,7 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
 // it. nullopt when it fits nowhere.
 std::optional<std::vector<int>> packed_ranks(const SearchState& state, int t, int shape_index,
                                              const ScratchDirection& direction) {
-  const OptionShape& shape = state.tables()[static_cast<std::size_t>(t)].shapes[static_cast<std::size_t>(shape_index)];
+  const OptionShape& shape = state.tables()[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
   const int n = static_cast<int>(shape.perf.size());
   const int world = state.world_size();
   std::vector<Storage> extra(static_cast<std::size_t>(world));  // what this shape adds per rank so far
@@ -238,12 +238,12 @@ std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirect
   std::vector<std::vector<int>> by_size(n);
   std::vector<double> largest(n, 0);
   for (std::size_t t = 0; t < n; ++t) {
-    for (int i = 0; i < static_cast<int>(tables[t].shapes.size()); ++i)
-      if (tables[t].shapes[static_cast<std::size_t>(i)].rule != PartitionBy::kMultiHost) by_size[t].push_back(i);
+    for (int i = 0; i < static_cast<int>(tables[t].shapes().size()); ++i)
+      if (tables[t].shapes()[static_cast<std::size_t>(i)].rule != PartitionBy::kMultiHost) by_size[t].push_back(i);
     std::stable_sort(by_size[t].begin(), by_size[t].end(), [&](int a, int b) {
-      return memory(tables[t].shapes[static_cast<std::size_t>(a)]) < memory(tables[t].shapes[static_cast<std::size_t>(b)]);
+      return memory(tables[t].shapes()[static_cast<std::size_t>(a)]) < memory(tables[t].shapes()[static_cast<std::size_t>(b)]);
     });
-    if (!by_size[t].empty()) largest[t] = memory(tables[t].shapes[static_cast<std::size_t>(by_size[t].front())]);
+    if (!by_size[t].empty()) largest[t] = memory(tables[t].shapes()[static_cast<std::size_t>(by_size[t].front())]);
   }
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
@@ -257,7 +257,7 @@ std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirect
   for (int t : order) {
     std::optional<std::vector<int>> ranks;
     for (int i : by_size[static_cast<std::size_t>(t)]) {
-      work += static_cast<std::int64_t>(tables[static_cast<std::size_t>(t)].shapes[static_cast<std::size_t>(i)].perf.size()) *
+      work += static_cast<std::int64_t>(tables[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(i)].perf.size()) *
                   state.world_size() + state.world_size();
       ranks = packed_ranks(state, t, i, direction);
       if (ranks) {
@@ -291,16 +291,22 @@ void apply_start(SearchState& state, const ScratchStart& start) {
     state.place(static_cast<int>(t), start.shapes[t], start.ranks[t]);
 }
 
-std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_limit, std::int64_t& work) {
+std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_limit, std::int64_t& work,
+                                         std::chrono::steady_clock::time_point deadline) {
+  const auto stop = [&] { return work >= work_limit || std::chrono::steady_clock::now() > deadline; };
   std::vector<ScratchStart> starts;
   const int world = state.world_size();
   if (world == 0 || state.tables().empty()) return starts;
+  for (const TableState& table : state.tables())  // a table with nothing placeable: no start
+    if (std::none_of(table.shapes().begin(), table.shapes().end(),
+                     [](const OptionShape& s) { return s.rule != PartitionBy::kMultiHost; }))
+      return starts;
   Storage capacity;
   for (int r = 0; r < world; ++r) capacity += state.capacity(r);
   // The price unit: a normalized memory share priced at the model's largest total perf.
   double price_scale = 0;
   for (const TableState& table : state.tables())
-    for (const OptionShape& s : table.shapes) price_scale = std::max(price_scale, s.total_perf);
+    for (const OptionShape& s : table.shapes()) price_scale = std::max(price_scale, s.total_perf);
   price_scale = std::max(price_scale * static_cast<double>(state.tables().size()), 1e-12);
   const double hbm_weight = capacity.hbm > 0 ? 1.0 / static_cast<double>(capacity.hbm) : 0.0;
   const double ddr_weight = capacity.ddr > 0 ? 1.0 / static_cast<double>(capacity.ddr) : 0.0;
@@ -313,7 +319,7 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
   constexpr double kNoTarget = std::numeric_limits<double>::infinity();
   for (const ScratchDirection& direction : directions) {
     for (double fill : kScratchFills) {
-      if (work >= work_limit) break;
+      if (stop()) break;
       const std::optional<MemoryPrices> unlimited = scratch_price(state, direction, kNoTarget, fill, capacity, price_scale, work);
       if (!unlimited) break;  // a lower fill is no easier
       const double average = scratch_totals(state, scratch_choice(state, *unlimited, kNoTarget, work)).perf / world;
@@ -326,7 +332,7 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
         std::vector<int> choice = scratch_choice(state, *prices, target, work);
         if (!tried.insert(choice).second) continue;
         for (bool memory_order : {false, true}) {
-          if (work >= work_limit) break;
+          if (stop()) break;
           if (auto start = scratch_place(state, choice, *prices, direction, memory_order, work)) {
             starts.push_back(std::move(*start));
             placed_any = true;

@@ -16,6 +16,7 @@
 // option (priced) that does.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -43,8 +44,10 @@ struct ScratchStart {
 // Every distinct start that placed all tables of `state` (whose tables have their
 // shapes and none is placed; it is left so on return), best objective first.
 // Counts its work (option scans and rank scans) into `work` and stops starting
-// new placements once `work` reaches `work_limit`.
-std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_limit, std::int64_t& work);
+// new placements once `work` reaches `work_limit` or the clock passes `deadline`
+// (the --time-budget cap).
+std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_limit, std::int64_t& work,
+                                         std::chrono::steady_clock::time_point deadline);
 
 // Places `start` on `state` (no table placed).
 void apply_start(SearchState& state, const ScratchStart& start);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -28,10 +29,13 @@ struct OptionShape {
 // A table: its candidate shapes (shape 0 is the option the plan started with)
 // and where the current shape's shards are.
 struct TableState {
-  std::vector<OptionShape> shapes;
+  // Shared by every copy of a state (the search copies states per start; the
+  // shapes, up to world_size shards each, never change).
+  std::shared_ptr<const std::vector<OptionShape>> shape_list;
   int current = 0;
-  std::vector<int> ranks;  // per shard of shapes[current]
-  const OptionShape& shape() const { return shapes[static_cast<std::size_t>(current)]; }
+  std::vector<int> ranks;  // per shard of shapes()[current]
+  const std::vector<OptionShape>& shapes() const { return *shape_list; }
+  const OptionShape& shape() const { return shapes()[static_cast<std::size_t>(current)]; }
 };
 
 // One shard of one table (refers into TableState).
