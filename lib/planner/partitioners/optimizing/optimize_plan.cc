@@ -379,7 +379,11 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
       prices = start.prices;
     }
     const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(runs - k);
-    Search search(state, share, deadline, options.seed + k, prices);
+    // An equal share of the time left too: when the clock cap, not the work budget,
+    // ends the search, every start still gets its turn.
+    const auto now = std::chrono::steady_clock::now();
+    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k) : deadline;
+    Search search(state, share, run_deadline, options.seed + k, prices);
     search.run();
     work += search.work();
     result.stopped_by_clock = result.stopped_by_clock || search.stopped_by_clock();
