@@ -186,6 +186,35 @@ std::vector<std::string> generic_fix_list(const PlanRun& run) {
 
 std::string generic_fixes(const PlanRun& run) { return numbered_fixes_text(generic_fix_list(run)); }
 
+// What `--partitioner optimizing`'s own search adds to a failure.
+std::string option_search_text(const OptionSearchVerdict& v, const PlanFailure& f) {
+  std::string out = fmt::format(
+      "  --partitioner optimizing then searched all {} options of the {} tables from scratch: no placement it "
+      "built fits the ranks\n",
+      v.num_options, v.num_tables);
+  if (!v.proof && !f.tables.empty())  // a table none of whose options fits any rank: proof enough
+    return out + fmt::format("  and no plan exists: no option of {} fits a rank (above)\n", f.tables.front().fqn);
+  if (!v.proof) return out + "  (no capacity argument proves that no plan exists; the search is not exhaustive)\n";
+  const CapacityProof& p = *v.proof;
+  const auto bytes = [](double b) { return bytes_text(static_cast<std::int64_t>(b)); };
+  std::string argument;
+  if (p.ddr_weight == 0)
+    argument = fmt::format("the options with the least HBM need {} HBM in all, all ranks together hold {} HBM",
+                           bytes(p.needed / p.hbm_weight), bytes(p.available / p.hbm_weight));
+  else if (p.hbm_weight == 0)
+    argument = fmt::format("the options with the least DDR need {} DDR in all, all ranks together hold {} DDR",
+                           bytes(p.needed / p.ddr_weight), bytes(p.available / p.ddr_weight));
+  else if (p.hbm_weight == p.ddr_weight)
+    argument = fmt::format("the options with the least HBM + DDR need {} in all, all ranks together hold {}",
+                           bytes(p.needed / p.ddr_weight), bytes(p.available / p.ddr_weight));
+  else
+    argument = fmt::format(
+        "counting a byte of HBM as {:.4g} bytes of DDR, each table's cheapest option so counted needs {} in all, all "
+        "ranks together hold {}",
+        p.hbm_weight / p.ddr_weight, bytes(p.needed / p.ddr_weight), bytes(p.available / p.ddr_weight));
+  return out + "  and no plan exists: " + argument + "\n";
+}
+
 }  // namespace
 
 std::string explain_failure(const PlanRun& run) {
@@ -204,6 +233,7 @@ std::string explain_failure(const PlanRun& run) {
   if (f.last_partition_failure)
     out += "  last partitioner error: " +
            plain_words(partition_failure_text(*f.last_partition_failure, run.search_space)) + "\n";
+  if (f.option_search) out += option_search_text(*f.option_search, f);
   return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
 }
 

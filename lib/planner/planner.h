@@ -74,6 +74,25 @@ inline constexpr NameTable<FailureStage, 4> kFailureStageNames{{
 // fit in the reserved global storage (or when the reservation itself leaves
 // negative HBM), STRICT_CONSTRAINTS otherwise; kOther for a proposer that refused
 // the search space.
+// A proof from total capacity that no choice of options fits: counting a byte of
+// HBM as `hbm_weight` and a byte of DDR as `ddr_weight` (both >= 0), every table
+// needs at least its cheapest option's weighted storage, and their sum `needed`
+// exceeds `available`, the weighted storage of all ranks together.
+struct CapacityProof {
+  double hbm_weight = 1;
+  double ddr_weight = 1;
+  double needed = 0;
+  double available = 0;
+};
+
+// What `--partitioner optimizing` adds to a failure: it searched every option of
+// every table for a placement and found none.
+struct OptionSearchVerdict {
+  std::size_t num_options = 0;
+  std::size_t num_tables = 0;
+  std::optional<CapacityProof> proof;  // set when total capacity proves no plan exists
+};
+
 struct PlanFailure {
   PlannerErrorType error_type = PlannerErrorType::kOther;
   FailureStage stage = FailureStage::kPlan;
@@ -90,6 +109,7 @@ struct PlanFailure {
   std::optional<CapacityFix> total_fix;
   std::vector<std::string> constrained_tables;  // fqns with sharding_types / compute_kernels constraints
   bool has_fixes = false;  // failure_fixes.h ran
+  std::optional<OptionSearchVerdict> option_search;  // set by the optimizing refinement's search
 };
 
 // The planner's answer; exactly one of `plan` (non-empty or empty search space)

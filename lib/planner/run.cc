@@ -3,8 +3,11 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <set>
+#include <string>
 #include <fmt/format.h>
 
+#include "planner/bounds/capacity_proof.h"
 #include "planner/enumerator.h"
 #include "planner/exact/prove_plan.h"
 #include "planner/advice/failure_fixes.h"
@@ -35,6 +38,34 @@ void refine_plan(PlanRun& run, const PlanRefiner& refiner) {
   RefinementOutcome outcome = refiner.refine(run.result.plan, run.result.perf_rating, run.search_space.enumerated(),
                                              run.result.reservation->reserved);
   run.phases.mark(outcome.summary);
+}
+
+// When the proposal loop placed no proposal, the refinement searches every option
+// for a plan (issue 30): found, it replaces the failure; not found, the failure
+// says so, with the total-capacity argument that proves none exists when one does.
+void search_for_plan(PlanRun& run, const PlanRefiner& refiner) {
+  run.phases.restart();
+  std::vector<ShardingOption> plan;
+  double rating = 0;
+  const std::vector<ShardingOption>& options = run.search_space.enumerated();
+  const Topology& reserved = run.result.reservation->reserved;
+  RefinementOutcome outcome = refiner.search(plan, rating, options, reserved);
+  if (outcome.summary.empty()) return;  // this refinement does not search
+  run.phases.mark(outcome.summary);
+  if (outcome.improved) {
+    run.result.failure.reset();
+    run.result.last_proposal.clear();
+    run.result.plan = std::move(plan);
+    run.result.perf_rating = rating;
+    return;
+  }
+  OptionSearchVerdict verdict;
+  verdict.num_options = options.size();
+  std::set<std::string> tables;
+  for (const auto& option : options) tables.insert(option.fqn());
+  verdict.num_tables = tables.size();
+  verdict.proof = capacity_proof(options, reserved);
+  run.result.failure->option_search = std::move(verdict);
 }
 
 }  // namespace
@@ -110,7 +141,10 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     if (run.result.failure && run.result.failure->stage == FailureStage::kPlan)
       describe_fixes(*run.result.failure, input, run.topology, run.result.reservation, run.search_space.enumerated());
     run.phases.append(run.result.phases);
-    if (refiner) refine_plan(run, *refiner);
+    if (refiner && run.result.failure && run.result.failure->stage == FailureStage::kPlan && run.result.reservation)
+      search_for_plan(run, *refiner);  // a plan found there was searched already: no refinement
+    else if (refiner)
+      refine_plan(run, *refiner);
     if (plan_stop_requested(stop)) return stopped_run();
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();

@@ -395,6 +395,13 @@ class PlanRefiner {
   // rating worse.
   virtual RefinementOutcome refine(std::vector<ShardingOption>& plan, double& perf_rating,
                                    const std::vector<ShardingOption>& options, const Topology& reserved) const = 0;
+  // A plan when the proposal loop found none: searches `options` for a placement
+  // within `reserved`; `improved` true when `plan` (every shard placed) and
+  // `perf_rating` were set. By default no search (plan left empty).
+  virtual RefinementOutcome search(std::vector<ShardingOption>& /*plan*/, double& /*perf_rating*/,
+                                   const std::vector<ShardingOption>& /*options*/, const Topology& /*reserved*/) const {
+    return {};
+  }
 };
 
 }  // namespace shardplan

@@ -18,9 +18,28 @@ RefinementOutcome OptimizingRefiner::refine(std::vector<ShardingOption>& plan, d
     perf_rating = improved.perf_rating;
     out.improved = true;
   }
-  out.summary = fmt::format("optimize placement and options ({} of {} work, {} options changed{})",
-                            improved.work_used, improved.work_budget, improved.options_changed,
+  out.summary = fmt::format("optimize placement and options ({} of {} work, {} scratch starts, best from {}, {} options changed{})",
+                            improved.work_used, improved.work_budget, improved.scratch_starts,
+                            improved.best_start.empty() ? "greedy" : improved.best_start, improved.options_changed,
                             improved.stopped_by_clock ? ", stopped by --time-budget" : "");
+  return out;
+}
+
+RefinementOutcome OptimizingRefiner::search(std::vector<ShardingOption>& plan, double& perf_rating,
+                                            const std::vector<ShardingOption>& options,
+                                            const Topology& reserved) const {
+  optimizing::OptimizeOptions search;
+  search.time_budget_seconds = time_budget_seconds_;
+  optimizing::OptimizeResult found = optimizing::search_plan(options, reserved, search);
+  RefinementOutcome out;
+  if (found.improved) {
+    plan = std::move(found.plan);
+    perf_rating = found.perf_rating;
+    out.improved = true;
+  }
+  out.summary = fmt::format("search every option for a plan ({} of {} work, {} scratch starts, {}{})", found.work_used,
+                            found.work_budget, found.scratch_starts, out.improved ? "plan found" : "none found",
+                            found.stopped_by_clock ? ", stopped by --time-budget" : "");
   return out;
 }
 

@@ -22,6 +22,9 @@ class OptimizingRefiner final : public PlanRefiner {
 
   RefinementOutcome refine(std::vector<ShardingOption>& plan, double& perf_rating,
                            const std::vector<ShardingOption>& options, const Topology& reserved) const override;
+  // Searches every option from scratch (optimize_plan.h's search_plan).
+  RefinementOutcome search(std::vector<ShardingOption>& plan, double& perf_rating,
+                           const std::vector<ShardingOption>& options, const Topology& reserved) const override;
 
  private:
   double time_budget_seconds_;

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
 
 namespace shardplan::optimizing {
@@ -15,13 +16,17 @@ namespace {
 // measured to end well inside greedy's own planning time at 1 000 tables x 512
 // ranks (docs/optimizing-partitioner.md) while leaving small instances enough room to converge.
 constexpr std::int64_t kWorkPerTableRank = 40;
-constexpr std::int64_t kWorkFloor = 20'000'000;
+constexpr std::int64_t kWorkFloor = 60'000'000;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
 constexpr std::size_t kOptionChangeTables = 16;
 // Tables ruined at once (the bottleneck's and two random ranks'), at most.
 constexpr std::size_t kRuinTables = 24;
 // Ruin-and-recreate rounds in a row without a gain before the search gives up.
 constexpr int kMaxFailedRuins = 300;
+// The share of the work budget the scratch starts may use (1 / this).
+constexpr std::int64_t kScratchWorkShare = 8;
+// Scratch starts the search is run from (the best ones), besides greedy's.
+constexpr std::size_t kScratchSearches = 2;
 
 // SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
 // (std::uniform_*_distribution differ between standard libraries).
@@ -50,6 +55,8 @@ OptionShape shape_of(const ShardingOption& option) {
     s.perf.push_back(shard.perf.value_or(Perf{}).total());
     s.storage.push_back(shard.storage.value_or(Storage{}));
     s.total_perf += s.perf.back();
+    s.max_shard_perf = std::max(s.max_shard_perf, s.perf.back());
+    s.total_storage += s.storage.back();
   }
   return s;
 }
@@ -61,8 +68,9 @@ bool same_shape(const OptionShape& a, const OptionShape& b) {
 
 class Search {
  public:
-  Search(SearchState& state, std::int64_t budget, double seconds, std::uint64_t seed)
-      : state_(state), budget_(budget), seconds_(seconds), rng_(seed), start_(std::chrono::steady_clock::now()) {}
+  Search(SearchState& state, std::int64_t budget, std::chrono::steady_clock::time_point deadline, std::uint64_t seed,
+         const MemoryPrices& prices)
+      : state_(state), budget_(budget), deadline_(deadline), rng_(seed), prices_(prices) {}
 
   void run() {
     bool at_local_optimum = false;
@@ -90,9 +98,7 @@ class Search {
   bool stopped_by_clock() const { return stopped_by_clock_; }
 
  private:
-  bool out_of_time() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > seconds_;
-  }
+  bool out_of_time() const { return std::chrono::steady_clock::now() > deadline_; }
 
   // Ranks shard (t, j) may move to, as [begin, end).
   std::pair<int, int> range_of(int t, int j) const {
@@ -191,13 +197,13 @@ class Search {
       TableState& table = state_.tables()[static_cast<std::size_t>(t)];
       const int old_shape = table.current;
       const std::vector<int> old_ranks = table.ranks;
-      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes.size() == 1) continue;
+      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes().size() == 1) continue;
       state_.unplace(t);
       Objective best = before;
       int best_shape = -1;
       std::vector<int> best_ranks;
-      for (int i = 0; i < static_cast<int>(table.shapes.size()); ++i) {
-        work_ += static_cast<std::int64_t>(table.shapes[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+      for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
+        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
         std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
         if (!ranks) continue;
         state_.place(t, i, *ranks);
@@ -233,13 +239,17 @@ class Search {
     for (int t : on_b) {
       if (ruined.size() >= wanted) break;
       const TableState& table = state_.tables()[static_cast<std::size_t>(t)];
-      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes.size() == 1) continue;
+      if (table.shape().rule == PartitionBy::kMultiHost && table.shapes().size() == 1) continue;
       if (rng_.unit() < 0.7) take(t);
     }
     for (int k = 0; k < 2; ++k)
       for (const ShardRef& ref : state_.movable_on(rng_.below(state_.world_size()))) take(ref.table);
     if (ruined.empty()) return false;
-    const bool by_squares = rng_.below(2) == 1;
+    // 0: by the objective; 1: by the sum of squares; 2: priced (load spread plus the
+    // memory prices of the scratch start, which keeps room for the tables after).
+    const bool priced_available = prices_.hbm > 0 || prices_.ddr > 0;
+    const int mode = rng_.below(priced_available ? 3 : 2);
+    const bool by_squares = mode == 1;
     struct Saved {
       int table, shape;
       std::vector<int> ranks;
@@ -260,14 +270,26 @@ class Search {
       Objective best{};
       int best_shape = -1;
       std::vector<int> best_ranks;
-      for (int i = 0; i < static_cast<int>(table.shapes.size()); ++i) {
-        work_ += static_cast<std::int64_t>(table.shapes[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+      double mean = 0;
+      if (mode == 2) {
+        for (int r = 0; r < state_.world_size(); ++r) mean += state_.load(r);
+        mean = std::max(mean / state_.world_size(), 1e-300);
+      }
+      for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
+        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
         std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
         if (!ranks) continue;
         state_.place(t, i, *ranks);
         Objective o = state_.objective();
         state_.unplace(t);
         if (by_squares) std::swap(o.max_load, o.sum_squares);
+        if (mode == 2) {
+          // d(sum of squares) / (2 x mean load) is about the perf added; plus its memory's price.
+          const OptionShape& s = table.shapes()[static_cast<std::size_t>(i)];
+          o.max_load = o.sum_squares / (2 * mean) + prices_.hbm * static_cast<double>(s.total_storage.hbm) +
+                       prices_.ddr * static_cast<double>(s.total_storage.ddr);
+          o.sum_squares = 0;
+        }
         if (best_shape < 0 || o.better_than(best)) best = o, best_shape = i, best_ranks = std::move(*ranks);
       }
       if (best_shape < 0) {
@@ -285,9 +307,9 @@ class Search {
 
   SearchState& state_;
   std::int64_t budget_;
-  double seconds_;
+  std::chrono::steady_clock::time_point deadline_;
   Rng rng_;
-  std::chrono::steady_clock::time_point start_;
+  MemoryPrices prices_;
   std::int64_t work_ = 0;
   bool stopped_by_clock_ = false;
 };
@@ -307,6 +329,107 @@ double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size) {
   return perfs.empty() ? 0.0 : *std::max_element(perfs.begin(), perfs.end());
 }
 
+namespace {
+
+// The search's model of the tables: per table its shapes (`first`, when given,
+// as shape 0, then the other options of the same fqn in search-space order), none placed.
+SearchState search_model(const std::vector<const ShardingOption*>& first,
+                         const std::vector<std::vector<const ShardingOption*>>& candidates, const Topology& reserved) {
+  SearchState state(reserved);
+  state.tables().resize(candidates.size());
+  for (std::size_t t = 0; t < candidates.size(); ++t) {
+    std::vector<OptionShape> shapes;
+    if (first[t]) shapes.push_back(shape_of(*first[t]));
+    for (const ShardingOption* option : candidates[t]) {
+      OptionShape s = shape_of(*option);
+      if (s.rule == PartitionBy::kMultiHost) continue;
+      if (!shapes.empty() && same_shape(s, shapes.front())) continue;
+      shapes.push_back(std::move(s));
+    }
+    state.tables()[t].shape_list = std::make_shared<const std::vector<OptionShape>>(std::move(shapes));
+  }
+  return state;
+}
+
+// Runs the search from greedy's placement (`from_greedy`, when given) and from the
+// best scratch starts, each with an equal share of the work left; the best end
+// state (nullopt when there was no start at all).
+std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
+                                             const OptimizeOptions& options, std::int64_t budget,
+                                             std::int64_t scratch_limit, OptimizeResult& result) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(options.time_budget_seconds));
+  std::int64_t work = 0;
+  SearchState scratch_model = empty;
+  std::vector<ScratchStart> starts = scratch_starts(scratch_model, scratch_limit, work, deadline);
+  result.scratch_starts = static_cast<int>(starts.size());
+  if (starts.size() > kScratchSearches) starts.resize(kScratchSearches);
+  const std::size_t runs = starts.size() + (from_greedy ? 1 : 0);
+  std::optional<SearchState> best;
+  for (std::size_t k = 0; k < runs; ++k) {
+    SearchState state = empty;
+    MemoryPrices prices;
+    if (from_greedy && k == 0) {
+      state = *from_greedy;
+      if (!starts.empty()) prices = starts.front().prices;
+    } else {
+      const ScratchStart& start = starts[k - (from_greedy ? 1 : 0)];
+      apply_start(state, start);
+      prices = start.prices;
+    }
+    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(runs - k);
+    // An equal share of the time left too: when the clock cap, not the work budget,
+    // ends the search, every start still gets its turn.
+    const auto now = std::chrono::steady_clock::now();
+    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k) : deadline;
+    Search search(state, share, run_deadline, options.seed + k, prices);
+    search.run();
+    work += search.work();
+    result.stopped_by_clock = result.stopped_by_clock || search.stopped_by_clock();
+    if (!best || state.objective().better_than(best->objective())) {
+      best = std::move(state);
+      result.best_start = from_greedy && k == 0 ? "greedy" : "scratch";
+    }
+  }
+  result.work_used = work;
+  return best;
+}
+
+// The plan of `state`: each table's current option with its shards' ranks.
+std::vector<ShardingOption> plan_of(const SearchState& state, const std::vector<const ShardingOption*>& first,
+                                    int& changed) {
+  std::vector<ShardingOption> out;
+  out.reserve(state.tables().size());
+  changed = 0;
+  for (std::size_t t = 0; t < state.tables().size(); ++t) {
+    const TableState& table = state.tables()[t];
+    const bool kept = first[t] && table.current == 0;
+    ShardingOption& option = out.emplace_back(kept ? *first[t] : *table.shape().option);
+    changed += kept ? 0 : 1;
+    for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = table.ranks[j];
+  }
+  return out;
+}
+
+// The options of `search_space` grouped by table (fqn), tables in order of first appearance.
+std::vector<std::vector<const ShardingOption*>> options_by_table(const std::vector<ShardingOption>& search_space,
+                                                                 std::vector<std::string>& fqns) {
+  std::map<std::string, std::size_t> index;
+  std::vector<std::vector<const ShardingOption*>> out;
+  for (const auto& option : search_space) {
+    auto [it, fresh] = index.emplace(option.fqn(), out.size());
+    if (fresh) {
+      out.emplace_back();
+      fqns.push_back(option.fqn());
+    }
+    out[it->second].push_back(&option);
+  }
+  return out;
+}
+
+}  // namespace
+
 OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std::vector<ShardingOption>& search_space,
                              const Topology& reserved, const OptimizeOptions& options) {
   const int world_size = static_cast<int>(reserved.devices.size());
@@ -317,41 +440,32 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
   if (options.time_budget_seconds <= 0 || plan.empty() || world_size == 0) return result;
 
   // The candidate options of each table: the search space's options of the same fqn.
-  std::map<std::string, std::vector<const ShardingOption*>> by_fqn;
-  for (const auto& option : search_space) by_fqn[option.fqn()].push_back(&option);
-
-  SearchState state(reserved);
-  state.tables().resize(plan.size());
+  std::vector<std::string> fqns;
+  const auto grouped = options_by_table(search_space, fqns);
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < fqns.size(); ++i) index.emplace(fqns[i], i);
+  std::vector<const ShardingOption*> first;
+  std::vector<std::vector<const ShardingOption*>> candidates;
+  for (const auto& option : plan) {
+    first.push_back(&option);
+    auto it = index.find(option.fqn());
+    candidates.push_back(it == index.end() ? std::vector<const ShardingOption*>{} : grouped[it->second]);
+  }
+  const SearchState empty = search_model(first, candidates, reserved);
+  std::optional<SearchState> from_greedy = empty;
   for (std::size_t t = 0; t < plan.size(); ++t) {
-    TableState& table = state.tables()[t];
-    table.shapes.push_back(shape_of(plan[t]));
-    for (const ShardingOption* option : by_fqn[plan[t].fqn()]) {
-      OptionShape s = shape_of(*option);
-      if (s.rule == PartitionBy::kMultiHost || same_shape(s, table.shapes.front())) continue;
-      table.shapes.push_back(std::move(s));
-    }
     std::vector<int> ranks;
     for (const auto& shard : plan[t].shards) {
       if (!shard.rank || *shard.rank < 0 || *shard.rank >= world_size) return result;  // not placed: nothing to improve
       ranks.push_back(*shard.rank);
     }
-    state.place(static_cast<int>(t), 0, std::move(ranks));
+    from_greedy->place(static_cast<int>(t), 0, std::move(ranks));
   }
 
-  Search search(state, result.work_budget, options.time_budget_seconds, options.seed);
-  search.run();
-  result.work_used = search.work();
-  result.stopped_by_clock = search.stopped_by_clock();
-
-  std::vector<ShardingOption> improved;
-  improved.reserve(plan.size());
+  std::optional<SearchState> best = search_all_starts(empty, from_greedy, options, result.work_budget,
+                                                      result.work_budget / kScratchWorkShare, result);
   int changed = 0;
-  for (std::size_t t = 0; t < plan.size(); ++t) {
-    const TableState& table = state.tables()[t];
-    ShardingOption& option = improved.emplace_back(table.current == 0 ? plan[t] : *table.shape().option);
-    changed += table.current == 0 ? 0 : 1;
-    for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = table.ranks[j];
-  }
+  std::vector<ShardingOption> improved = plan_of(*best, first, changed);
   // Rated as the planner rates (NoopPerfModel's order), so "better" is exact.
   const double rating = max_rank_perf(improved, world_size);
   if (rating < result.perf_rating) {
@@ -359,7 +473,32 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
     result.perf_rating = rating;
     result.improved = true;
     result.options_changed = changed;
+  } else {
+    result.best_start = "greedy";
   }
+  return result;
+}
+
+OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, const Topology& reserved,
+                           const OptimizeOptions& options) {
+  const int world_size = static_cast<int>(reserved.devices.size());
+  OptimizeResult result;
+  std::vector<std::string> fqns;
+  const auto grouped = options_by_table(search_space, fqns);
+  result.work_budget = options.work_budget > 0 ? options.work_budget : default_work_budget(grouped.size(), world_size);
+  if (grouped.empty() || world_size == 0) return result;
+  const std::vector<const ShardingOption*> first(grouped.size(), nullptr);
+  const SearchState empty = search_model(first, grouped, reserved);
+  // No plan to improve: the clock cap still applies, but a search is always made.
+  OptimizeOptions capped = options;
+  if (capped.time_budget_seconds <= 0) capped.time_budget_seconds = kDefaultTimeBudgetSeconds;
+  std::optional<SearchState> best =
+      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, result);
+  if (!best) return result;
+  int changed = 0;
+  result.plan = plan_of(*best, first, changed);
+  result.perf_rating = max_rank_perf(result.plan, world_size);
+  result.improved = true;
   return result;
 }
 

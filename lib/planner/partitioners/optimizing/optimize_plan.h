@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "planner/types.h"
@@ -40,6 +41,8 @@ struct OptimizeResult {
   std::int64_t work_used = 0;
   std::int64_t work_budget = 0;
   bool stopped_by_clock = false;
+  int scratch_starts = 0;   // complete placements built from scratch
+  std::string best_start;   // where the kept plan's search began: "greedy" or "scratch"
 };
 
 // The work budget used when OptimizeOptions::work_budget is 0.
@@ -54,5 +57,13 @@ double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size);
 // input unchanged unless the rating is strictly lower).
 OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std::vector<ShardingOption>& search_space,
                              const Topology& reserved, const OptimizeOptions& options);
+
+// A plan from nothing, for when the proposals gave none: every table's options of
+// `search_space` (grouped by fqn, in order of first appearance), scratch starts
+// (scratch_start.h) improved by the same search. `plan` is empty when no start
+// placed every table. The search runs even at time_budget_seconds <= 0 (then
+// under the default cap).
+OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, const Topology& reserved,
+                           const OptimizeOptions& options);
 
 }  // namespace shardplan::optimizing

@@ -141,7 +141,7 @@ std::optional<std::vector<int>> SearchState::device_greedy(const OptionShape& sh
 }
 
 std::optional<std::vector<int>> SearchState::greedy_ranks(int t, int shape_index) {
-  const OptionShape& shape = tables_[static_cast<std::size_t>(t)].shapes[static_cast<std::size_t>(shape_index)];
+  const OptionShape& shape = tables_[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
   const int n = static_cast<int>(shape.perf.size());
   switch (shape.rule) {
     case PartitionBy::kUniform: {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -21,15 +22,20 @@ struct OptionShape {
   std::vector<double> perf;     // per shard, Perf::total()
   std::vector<Storage> storage;  // per shard
   double total_perf = 0;
+  double max_shard_perf = 0;  // the largest entry of `perf`
+  Storage total_storage;      // sum of `storage`
 };
 
 // A table: its candidate shapes (shape 0 is the option the plan started with)
 // and where the current shape's shards are.
 struct TableState {
-  std::vector<OptionShape> shapes;
+  // Shared by every copy of a state (the search copies states per start; the
+  // shapes, up to world_size shards each, never change).
+  std::shared_ptr<const std::vector<OptionShape>> shape_list;
   int current = 0;
-  std::vector<int> ranks;  // per shard of shapes[current]
-  const OptionShape& shape() const { return shapes[static_cast<std::size_t>(current)]; }
+  std::vector<int> ranks;  // per shard of shapes()[current]
+  const std::vector<OptionShape>& shapes() const { return *shape_list; }
+  const OptionShape& shape() const { return shapes()[static_cast<std::size_t>(current)]; }
 };
 
 // One shard of one table (refers into TableState).
@@ -56,6 +62,10 @@ class SearchState {
   int ranks_per_host() const { return ranks_per_host_; }
   int num_hosts() const { return num_hosts_; }
   double load(int rank) const { return loads_[static_cast<std::size_t>(rank)]; }
+  // What `rank` may hold in all (its reserved capacity).
+  const Storage& capacity(int rank) const { return capacity_[static_cast<std::size_t>(rank)]; }
+  // What `rank` has left now.
+  Storage room(int rank) const { return capacity_[static_cast<std::size_t>(rank)] - used_[static_cast<std::size_t>(rank)]; }
   // Whether `s` more fits on `rank` now.
   bool fits(int rank, const Storage& s) const;
   // Whether `rank` still fits after giving up `out` and taking `in` (a swap).
