@@ -17,7 +17,7 @@
 #include "config/document_bounds.h"
 #include "config/input_text.h"
 #include "config/json_tree.h"
-#include "config/limits.h"
+#include "config/document_limits.h"
 
 namespace shardplan {
 

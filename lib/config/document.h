@@ -8,7 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
-#include "config/limits.h"
+#include "config/document_limits.h"
 
 namespace shardplan {
 

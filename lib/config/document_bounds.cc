@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "config/document.h"
-#include "config/limits.h"
+#include "config/document_limits.h"
 
 namespace shardplan {
 

@@ -1,5 +1,5 @@
 // Reading an input's text, the same way for every command: "-" is stdin, a
-// directory or an unreadable file is refused, and the size limit (limits.h) is
+// directory or an unreadable file is refused, and the size limit (config/document_limits.h) is
 // checked before a regular file is read (while reading, for stdin and pipes).
 #pragma once
 

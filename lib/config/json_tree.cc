@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "config/limits.h"
+#include "config/document_limits.h"
 #include "config/node_reader.h"
 
 namespace shardplan {

@@ -1,7 +1,8 @@
-// Bounds on what an input may ask for, so that a small file can make shardplan
-// neither work nor allocate without bound, and so that every size computed from
-// the input fits in 64 bits. Each bound is far above what real models use (the
-// reference cases reach 2e9 rows, dim 512, 512 ranks, batch 2048).
+// Bounds on what a planner input may ask for, so that a small file can make
+// shardplan neither work nor allocate without bound, and so that every size
+// computed from the input fits in 64 bits. Each bound is far above what real models
+// use (the reference cases reach 2e9 rows, dim 512, 512 ranks, batch 2048). The
+// bounds of any input document (its size, nesting, nodes) are config/document_limits.h's.
 #pragma once
 
 #include <cstdint>
@@ -11,18 +12,11 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/config.h"
+#include "config/document_limits.h"
 #include "config/node_reader.h"
 
 namespace shardplan {
 
-// An input file larger than this is refused before parsing (a 10 000-table model is ~3 MiB).
-inline constexpr std::int64_t kMaxInputFileBytes = std::int64_t{64} << 20;
-// Deeper nesting of [ and { than this is refused (YAML before parsing, JSON while
-// parsing): no real input needs it and it keeps recursive code far from the stack limit.
-inline constexpr int kMaxNestingDepth = 64;
-inline constexpr int kMaxJsonDepth = kMaxNestingDepth;
-// YAML nodes (or JSON values) in one file, counting each alias (*name) as the nodes it stands for.
-inline constexpr std::int64_t kMaxDocumentNodes = 4'000'000;
 // Tables in one model, and feature names of one table.
 inline constexpr std::int64_t kMaxTables = 100'000;
 inline constexpr std::int64_t kMaxFeaturesPerTable = 10'000;
@@ -44,19 +38,7 @@ inline constexpr std::int64_t kMaxDenseParameters = std::int64_t{1} << 48;
 inline constexpr std::int64_t kMaxSearchCount = 1'000;
 // The heuristical reservation's parameter_multiplier (torchrec's default is 6).
 inline constexpr double kMaxParameterMultiplier = 1'000.0;
-// Diagnostics printed for one run; the rest are counted ("... and N more").
-inline constexpr std::size_t kMaxDiagnosticsPrinted = 50;
 
-// `value` when it is at most `max`; otherwise reports "expected at most <max>
-// (shardplan's limit), found <value>" at `node` and returns nullopt.
-std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                                    std::optional<std::int64_t> value, std::int64_t max);
-// The same for a number.
-std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                              std::optional<double> value, double max);
-
-// False (and reported) when `list` is a sequence of more than `max` entries.
-bool check_list_length(NodeReader& reader, const YAML::Node& list, const std::string& path, std::int64_t max);
 // Reports a table whose num_embeddings x embedding_dim passes kMaxTableElements.
 void check_table_elements(NodeReader& reader, const YAML::Node& table_node, const std::string& path,
                           const TableConfig& table);
@@ -65,13 +47,9 @@ void check_table_elements(NodeReader& reader, const YAML::Node& table_node, cons
 void check_model_size(NodeReader& reader, const ModelConfig& model,
                       const std::string& path);
 
-// The range rules of values that both an input file and a planner override
-// (planner_overrides.h) set: one rule each, read by the file readers and by
-// apply_planner_overrides, so both accept exactly the same values.
-struct IntegerRule {
-  Range range;       // the sign rule (NodeReader's Range)
-  std::int64_t max;  // shardplan's limit
-};
+// The range rules (config/document_limits.h's IntegerRule) of values that both an input
+// file and a planner override (planner_overrides.h) set: one rule each, read by the
+// file readers and by apply_planner_overrides, so both accept exactly the same values.
 inline constexpr IntegerRule kWorldSizeRule{Range::kPositive, kMaxWorldSize};
 // torchrec's Topology takes any local world size >= 0 (0 means world_size).
 inline constexpr IntegerRule kLocalWorldSizeRule{Range::kNonNegative, kMaxWorldSize};
@@ -81,16 +59,8 @@ inline constexpr IntegerRule kGreedyThresholdRule{Range::kNonNegative, std::int6
 // hbm_cap / ddr_cap of one device, in bytes.
 inline constexpr IntegerRule kDeviceBytesRule{Range::kNonNegative, kMaxBytes};
 
-// Reads an integer at `node` under `rule`; reports and returns nullopt when it breaks it.
-std::optional<std::int64_t> read_integer(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                                         const IntegerRule& rule);
-// What is wrong with `value` under `rule` ("expected a positive integer, found 0",
-// or the limit message), or nullopt when it keeps it.
-std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t value);
 // torchrec's reservations assert 0 <= percentage <= 1 (storage_reservations.py); NaN breaks it too.
 bool is_reservation_fraction(double value);
 
-// The message for a value past a limit: "expected at most 65536 (shardplan's limit), found 10000000".
-std::string past_limit_message(std::int64_t max, const std::string& found);
 
 }  // namespace shardplan

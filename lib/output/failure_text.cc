@@ -1,8 +1,6 @@
 #include "output/failure_text.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <regex>
 #include <set>
 
 #include <fmt/format.h>
@@ -40,29 +38,6 @@ std::string more_text(const Storage& more) {
   if (more.hbm > 0) parts.push_back(bytes_text(more.hbm) + " more HBM");
   if (more.ddr > 0) parts.push_back(bytes_text(more.ddr) + " more DDR");
   return join_text(parts, " and ");
-}
-
-// torchrec's partitioner messages print Python reprs (Storage(hbm=.., ddr=..), Shard
-// size: (..), ShardingOptionGroup(...)); the same facts in shardplan's words.
-std::string plain_words(std::string message) {
-  static const std::regex group(
-      R"(ShardingOptionGroup\(sharding_options=\[<torchrec\.distributed\.planner\.types\.ShardingOption object for ([^>]+)>\], storage_sum=Storage\(hbm=\d+, ddr=\d+\), perf_sum=[^,]+, param_count=-?\d+\))");
-  message = std::regex_replace(message, group, "of table $1");
-  static const std::regex shard(
-      R"(Shard size: \((\d+), (\d+)\), offset: \([^)]*\), storage: (Storage\([^)]*\)|None), perf: (Perf\([^)]*\)|None), rank: \w+)");
-  message = std::regex_replace(message, shard, "of $1 x $2 ($3)");
-  static const std::regex storage(R"(Storage\(hbm=(-?\d+), ddr=(-?\d+)\))");
-  std::string out;
-  auto begin = std::sregex_iterator(message.begin(), message.end(), storage);
-  std::size_t last = 0;
-  for (auto it = begin; it != std::sregex_iterator(); ++it) {
-    out += message.substr(last, static_cast<std::size_t>(it->position()) - last);
-    out += storage_text({std::strtoll((*it)[1].str().c_str(), nullptr, 10), std::strtoll((*it)[2].str().c_str(), nullptr, 10)});
-    last = static_cast<std::size_t>(it->position() + it->length());
-  }
-  out += message.substr(last);
-  static const std::regex bytes_word(R"(Shard of size (.*) bytes does not fit)");
-  return std::regex_replace(out, bytes_word, "Shard of size $1 does not fit");
 }
 
 // The fitting option to show for a relaxation: the one whose largest shard is smallest.
@@ -232,7 +207,7 @@ std::string explain_failure(const PlanRun& run) {
                      storage_text(f.global_available, f.lowest_storage), storage_text(f.lowest_storage));
   if (f.last_partition_failure)
     out += "  last partitioner error: " +
-           plain_words(partition_failure_text(*f.last_partition_failure, run.search_space)) + "\n";
+           partition_failure_words(*f.last_partition_failure, run.search_space) + "\n";
   if (f.option_search) out += option_search_text(*f.option_search, f);
   return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "output/storage_words.h"
 #include "planner/partitioners/greedy/torchrec_repr.h"
 
 namespace shardplan {
@@ -17,7 +18,37 @@ std::string group_repr(const ShardingOption& option, int param_count) {
       option.fqn(), storage_repr(option.total_storage()), python_repr(option.total_perf()), -param_count);
 }
 
+// A shard in partition_failure_words: "of 1000 x 64 (250.00 KiB HBM)" (its
+// storage, or None before the storage estimator set one).
+std::string shard_words(const Shard& shard) {
+  if (shard.size.size() != 2) return shard_str(shard);
+  return fmt::format("of {} x {} ({})", shard.size[0], shard.size[1],
+                     shard.storage ? storage_text(*shard.storage) : "None");
+}
+
 }  // namespace
+
+std::string partition_failure_words(const PartitionFailure& f, const SearchSpace& space) {
+  switch (f.kind) {
+    case PartitionFailureKind::kUniformMisfit:
+      return fmt::format("Shard of size {} does not fit on any rank. Device memory cap: {}.", storage_text(f.needed),
+                         storage_text(f.free));
+    case PartitionFailureKind::kDeviceMisfit: {
+      const ShardingOption& option = space[f.option];
+      return fmt::format(
+          "Device partition failed. Couldn't find a rank for shard {} of table {}, largest "
+          "device storage: {}",
+          shard_words(option.shards[static_cast<std::size_t>(f.shard)]), option.name, storage_text(f.free));
+    }
+    case PartitionFailureKind::kNoHost:
+      return "can't find a host for sharding option group of table " + space[f.option].fqn();
+    case PartitionFailureKind::kNoHosts:
+      return "can't find hosts for sharding option group of table " + space[f.option].fqn();
+    default:
+      // The other kinds hold no storage, shard or option group: the same text as torchrec's.
+      return partition_failure_text(f, space);
+  }
+}
 
 std::string partition_failure_text(const PartitionFailure& f, const SearchSpace& space) {
   switch (f.kind) {

@@ -14,4 +14,10 @@ namespace shardplan {
 // is one of `space`.
 std::string partition_failure_text(const PartitionFailure& failure, const SearchSpace& space);
 
+// The same facts in shardplan's words, for the "last partitioner error" line of a
+// failed run (failure_text.h): sizes as "1.50 GiB HBM" instead of Storage(hbm=..,
+// ddr=..) reprs, a shard as "of ROWS x COLS (its storage)", and an option group as
+// "of table FQN".
+std::string partition_failure_words(const PartitionFailure& failure, const SearchSpace& space);
+
 }  // namespace shardplan

@@ -37,6 +37,8 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
       } else {
         nlohmann::ordered_json json = render_stats_json(report);
         if (run.bound) json["lower_bound"] = bound_json(*run.bound, run.result.perf_rating);
+        // JSON only on this stream: a failure goes inside the report, not as text after it.
+        if (!run.ok()) json["failure"] = failure_json(run);
         out.stats = json.dump(2) + "\n";
       }
     } else if (which == 1 && want_plan) {
@@ -45,11 +47,9 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
   };
   const bool big = run.result.plan.size() >= kParallelMinTables;
   parallelism.parallel_for(2, want_stats && want_plan && big ? parallelism.threads() : 1, render);
-  if (stats == StatsFormat::kJson && !run.ok()) {
-    // JSON only on this stream: the failure goes inside the report (or alone, where
-    // torchrec logs no statistics), not as text after it.
-    nlohmann::ordered_json report = out.stats.empty() ? nlohmann::ordered_json{{"has_plan", false}}
-                                                      : nlohmann::ordered_json::parse(out.stats);
+  if (stats == StatsFormat::kJson && !want_stats && !run.ok()) {
+    // Where torchrec logs no statistics, the failure alone.
+    nlohmann::ordered_json report{{"has_plan", false}};
     report["failure"] = failure_json(run);
     out.stats = report.dump(2) + "\n";
   }

@@ -1,6 +1,15 @@
 // Per-option figures the partitioners and the perf model read on every proposal,
 // computed once per option by the SearchSpace (search_space.h) so that
 // partitioning a proposal does not walk every shard of every option again.
+//
+// A ShardingOption has four reduced views, one per reader, kept apart on purpose:
+// OptionSummary and OptionBrief here (the partitioners': the brief is the packed
+// subset of the summary that partition() reads for every option of every
+// proposal, so it stays small and contiguous); OptionFacts (bounds/option_facts.h:
+// what the lower bounds read, which depends on the devices' capacities); and
+// optimizing::OptionShape (partitioners/optimizing/search_state.h: per-shard
+// figures the optimizing search copies and moves). Merging any two would put
+// fields one reader never reads into another's hot loop.
 #pragma once
 
 #include <cstdint>

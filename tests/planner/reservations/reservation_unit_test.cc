@@ -1,14 +1,13 @@
 // Hand-worked storage reservations on a tiny model.
 #include <catch2/catch.hpp>
 
+#include "common/units.h"  // kGiB
 #include "planner/reservations/heuristical.h"
 #include "planner/reservations/reservation_math.h"
 #include "planner/reservations/storage_reservation.h"
 
 namespace shardplan {
 namespace {
-
-constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
 
 Topology two_ranks(ComputeDevice device, std::int64_t hbm, std::int64_t ddr) {
   Topology t;
