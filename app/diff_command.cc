@@ -11,8 +11,8 @@
 #include "diff/diff_gate.h"
 #include "diff/plan_diff.h"
 #include "output.h"
-#include "output/diff_render.h"
-#include "output/diff_report.h"
+#include "diff/diff_render.h"
+#include "diff/diff_report.h"
 #include "common/atomic_write.h"
 
 namespace shardplan::app {
@@ -66,7 +66,7 @@ int run(const DiffOptions& options) {
   check_conditions_apply(diff, settings.conditions);
   const GateResult gate = judge_diff(diff, settings.tolerance, settings.conditions);
   write_output(options.output, render_diff(diff, settings, gate, *format));
-  if (!options.report.empty())  // both plan files, as read above, side by side (lib/output/diff_report.h)
+  if (!options.report.empty())  // both plan files, as read above, side by side (lib/diff/diff_report.h)
     write_file_atomically(options.report, render_diff_report_html(plan_picture(*old_plan), plan_picture(*new_plan),
                                                                   options.old_plan, options.new_plan));
   if (gate.failed) return static_cast<int>(ExitCode::kNoFeasiblePlan);

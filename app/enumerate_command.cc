@@ -6,7 +6,7 @@
 #include "common/error.h"
 #include "input_options.h"
 #include "output.h"
-#include "output/options_json.h"
+#include "planner_output/options_json.h"
 #include "planner/enumerator.h"
 #include "planner/run.h"
 #include "planner/topology.h"

@@ -40,7 +40,7 @@ PlanningInput load_input_options(const InputOptions& options) {
   if (from_stdin.empty()) return load_named(named);
   if (from_stdin.size() > 1)
     throw InputError(SourcePos{}, "", "only one input can be read from stdin ('-'); name the others as files");
-  // The loaders read "-" from stdin themselves, into memory (config/input_text.h).
+  // The loaders read "-" from stdin themselves, into memory (document/input_text.h).
   return load_named(named);
 }
 

@@ -5,7 +5,7 @@
 #include "common/error.h"
 #include "config/plan_file.h"
 #include "output.h"
-#include "output/plan_show.h"
+#include "planner_output/plan_show.h"
 
 namespace shardplan::app {
 

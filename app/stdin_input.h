@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "config/input_text.h"
+#include "document/input_text.h"
 
 namespace shardplan::app {
 

@@ -11,7 +11,7 @@
 #include "common/error.h"
 #include "config/loader.h"
 #include "fuzz_input.h"
-#include "output/run_outputs.h"
+#include "planner_output/run_outputs.h"
 #include "planner/run.h"
 
 namespace {

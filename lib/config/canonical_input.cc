@@ -45,7 +45,7 @@ Json constraints_json(const ParameterConstraintsConfig& c) {
   j["batch_sizes"] = non_empty(c.batch_sizes) ? Json(*c.batch_sizes) : Json(nullptr);
   j["is_weighted"] = c.is_weighted;
   if (c.cache_params) {
-    const CacheParamsConfig& p = *c.cache_params;
+    const CacheParams& p = *c.cache_params;
     j["cache_params"] = Json{{"load_factor", optional_json(p.load_factor)},
                              {"algorithm", name_json(p.algorithm)},
                              {"reserved_memory", optional_json(p.reserved_memory)},

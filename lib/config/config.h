@@ -42,8 +42,6 @@ struct CacheParams {
   std::optional<DataType> precision;
   std::optional<bool> prefetch_pipeline;
 };
-// The former name of the config side, for code written before the two were one.
-using CacheParamsConfig = CacheParams;
 
 // torchrec's ParameterConstraints, keyed by table name in ModelConfig.
 struct ParameterConstraintsConfig {

@@ -2,7 +2,7 @@
 // shardplan neither work nor allocate without bound, and so that every size
 // computed from the input fits in 64 bits. Each bound is far above what real models
 // use (the reference cases reach 2e9 rows, dim 512, 512 ranks, batch 2048). The
-// bounds of any input document (its size, nesting, nodes) are config/document_limits.h's.
+// bounds of any input document (its size, nesting, nodes) are document/limits.h's.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include "config/config.h"
-#include "config/document_limits.h"
-#include "config/node_reader.h"
+#include "document/limits.h"
+#include "document/node_reader.h"
 
 namespace shardplan {
 
@@ -47,7 +47,7 @@ void check_table_elements(NodeReader& reader, const YAML::Node& table_node, cons
 void check_model_size(NodeReader& reader, const ModelConfig& model,
                       const std::string& path);
 
-// The range rules (config/document_limits.h's IntegerRule) of values that both an input
+// The range rules (document/limits.h's IntegerRule) of values that both an input
 // file and a planner override (planner_overrides.h) set: one rule each, read by the
 // file readers and by apply_planner_overrides, so both accept exactly the same values.
 inline constexpr IntegerRule kWorldSizeRule{Range::kPositive, kMaxWorldSize};

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "config/document.h"
+#include "document/document.h"
 #include "config/known_keys.h"
 #include "config/section_readers.h"
 

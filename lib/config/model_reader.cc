@@ -77,8 +77,8 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
   return module;
 }
 
-CacheParamsConfig read_cache_params(NodeReader& r, const Node& node, const std::string& path) {
-  CacheParamsConfig cache;
+CacheParams read_cache_params(NodeReader& r, const Node& node, const std::string& path) {
+  CacheParams cache;
   if (!r.expect_map(node, path)) return cache;
   r.check_keys(node, path, known_keys("cache_params"));
   with_field(r, node, path, "load_factor", [&](const Node& n, const std::string& p) {

@@ -2,10 +2,10 @@
 
 #include <map>
 
-#include "config/document.h"
-#include "config/input_text.h"
+#include "document/document.h"
+#include "document/input_text.h"
 #include "config/limits.h"
-#include "config/node_reader.h"
+#include "document/node_reader.h"
 
 namespace shardplan {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "config/config.h"
-#include "config/node_reader.h"
+#include "document/node_reader.h"
 
 namespace shardplan {
 

@@ -1,6 +1,6 @@
 // `shardplan diff OLD NEW` as data: what changed between two plan files, per table,
 // per rank and in the summary, which input fields changed, and whether only the
-// tool differs. Rendered by output/diff_render.h; judged by diff/diff_gate.h.
+// tool differs. Rendered by diff/diff_render.h; judged by diff/diff_gate.h.
 //
 // Memory figures are on the one basis of every output (planner/memory_basis.h):
 // used = shards + the dense/KJT reservation, against the usable capacity (device

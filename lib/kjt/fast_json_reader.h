@@ -1,5 +1,5 @@
 // A fast path for large a2a inputs written as JSON: nlohmann's SAX events (the
-// parser of the one JSON reader, config/json_tree.h) straight into the typed
+// parser of the one JSON reader, document/json_tree.h) straight into the typed
 // RawInput, with no node tree (a 10-million-value input would take gigabytes as
 // YAML nodes). Syntax, escapes, surrogate pairs and UTF-8 are the parser's, so
 // they are judged exactly as the positioned reader judges them; the layer on top

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "config/document.h"
-#include "config/input_text.h"
-#include "config/node_reader.h"
+#include "document/document.h"
+#include "document/input_text.h"
+#include "document/node_reader.h"
 #include "kjt/fast_json_reader.h"
 #include "kjt/input_checks.h"
 #include "kjt/output_json.h"

@@ -3,10 +3,10 @@
 #include <map>
 #include <set>
 
-#include "config/document.h"
+#include "document/document.h"
 #include "config/limits.h"
 #include "config/loader.h"
-#include "config/node_reader.h"
+#include "document/node_reader.h"
 
 namespace shardplan::kjt {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "output/json_object.h"
+#include "common/json_object.h"
 
 namespace shardplan::kjt {
 

@@ -8,8 +8,8 @@
 
 #include "common/checked_sum.h"
 #include "common/python_format.h"
-#include "config/document.h"
-#include "config/node_reader.h"
+#include "document/document.h"
+#include "document/node_reader.h"
 #include "pipeline/partition.h"
 #include "pipeline/schedule.h"
 #include "pipeline/skip_check.h"

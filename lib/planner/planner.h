@@ -69,7 +69,7 @@ inline constexpr NameTable<FailureStage, 4> kFailureStageNames{{
     {FailureStage::kCrash, "crash", "torchrec's planner would crash on this input"},
 }};
 
-// Why no plan exists, as data (lib/output/failure_text.h renders it). error_type
+// Why no plan exists, as data (lib/planner_output/failure_text.h renders it). error_type
 // follows torchrec: INSUFFICIENT_STORAGE when the smallest proposal seen does not
 // fit in the reserved global storage (or when the reservation itself leaves
 // negative HBM), STRICT_CONSTRAINTS otherwise; kOther for a proposer that refused
@@ -98,7 +98,7 @@ struct PlanFailure {
   FailureStage stage = FailureStage::kPlan;
   std::string stage_reason;          // kReservation / kProposer / kCrash: that stage's own reason
   // kPlan: the partitioner's reason for the last proposal tried (its option id is
-  // one of the planned SearchSpace; lib/output/partition_failure_text.h renders it).
+  // one of the planned SearchSpace; lib/planner_output/partition_failure_text.h renders it).
   std::optional<PartitionFailure> last_partition_failure;
   Storage lowest_storage;            // smallest proposal total seen (torchrec's lowest_storage)
   Storage global_available;          // sum of the reserved capacities

@@ -41,7 +41,7 @@ SearchSpace::SearchSpace(std::vector<ShardingOption> enumerated) : enumerated_(s
     tables_[it->second].push_back(static_cast<OptionId>(i));
     total_shards_ += option.shards.size();
   }
-  std::vector<OptionSummary> summaries;
+  std::vector<PartitionOptionSummary> summaries;
   summaries.reserve(enumerated_.size());
   for (const auto& option : enumerated_) summaries.push_back(summarise(option, path_ids_.at(option.path)));
   assign_dense_ranks(summaries);
@@ -52,7 +52,7 @@ SearchSpace::SearchSpace(std::vector<ShardingOption> enumerated) : enumerated_(s
   shard_perf_totals_.shrink_to_fit();
 }
 
-void SearchSpace::add_columns(const ShardingOption& option, OptionSummary summary) {
+void SearchSpace::add_columns(const ShardingOption& option, PartitionOptionSummary summary) {
   briefs_.push_back(brief_of(option, summary));
   summaries_.push_back(std::move(summary));
   PerfColumn column;

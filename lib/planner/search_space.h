@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "planner/option_summary.h"
+#include "planner/partition_option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -51,8 +51,8 @@ class SearchSpace {
 
   // Columns, one entry per id.
   const Storage& total_storage(OptionId id) const { return briefs_[id].total_storage; }
-  const OptionSummary& summary(OptionId id) const { return summaries_[id]; }
-  const OptionBrief& brief(OptionId id) const { return briefs_[id]; }
+  const PartitionOptionSummary& summary(OptionId id) const { return summaries_[id]; }
+  const PartitionOptionBrief& brief(OptionId id) const { return briefs_[id]; }
   // The shards' perf totals in shard order, or only the first when every shard
   // has the same total (single_perf_total).
   const double* shard_perf_totals(OptionId id) const { return shard_perf_totals_.data() + perf_[id].first; }
@@ -77,12 +77,12 @@ class SearchSpace {
     bool single = false;    // every shard has the same total, stored once
     double max_total = 0;   // largest shard total (0 without shards)
   };
-  void add_columns(const ShardingOption& option, OptionSummary summary);
+  void add_columns(const ShardingOption& option, PartitionOptionSummary summary);
 
   std::vector<ShardingOption> enumerated_;
   std::deque<ShardingOption> derived_;  // a deque: adding never moves an option
-  std::vector<OptionSummary> summaries_;
-  std::vector<OptionBrief> briefs_;
+  std::vector<PartitionOptionSummary> summaries_;
+  std::vector<PartitionOptionBrief> briefs_;
   std::vector<PerfColumn> perf_;
   std::vector<double> shard_perf_totals_;
   std::vector<std::vector<OptionId>> tables_;

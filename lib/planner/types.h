@@ -218,7 +218,7 @@ using Proposal = std::vector<OptionId>;
 
 class SearchSpace;
 
-// Where a partitioner found no room, as data; lib/output/partition_failure_text.h
+// Where a partitioner found no room, as data; lib/planner_output/partition_failure_text.h
 // renders torchrec's PlannerError text from it when it is shown.
 enum class PartitionFailureKind {
   kUniformShardCount,    // a uniform option's shards (count) != devices (devices)
@@ -368,7 +368,7 @@ class PerfModel {
 struct StatsInput;   // stats_report.h
 struct StatsReport;  // stats_report.h
 
-// torchrec's Stats: the report of a finished run, as data (lib/output renders
+// torchrec's Stats: the report of a finished run, as data (lib/planner_output renders
 // it). Implementation: EmbeddingStats (stats_report.h), chosen by name from kStatsNames.
 class Stats {
  public:

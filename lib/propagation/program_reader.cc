@@ -6,9 +6,9 @@
 #include <map>
 #include <unordered_map>
 
-#include "config/document.h"
-#include "config/input_text.h"
-#include "config/node_reader.h"
+#include "document/document.h"
+#include "document/input_text.h"
+#include "document/node_reader.h"
 #include "propagation/json_program_reader.h"
 #include "propagation/mlir_reader.h"
 #include "propagation/op_shapes.h"

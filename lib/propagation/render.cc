@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "output/json_object.h"
+#include "common/json_object.h"
 #include "propagation/collectives.h"
 
 namespace shardplan::propagation {

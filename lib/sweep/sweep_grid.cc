@@ -4,8 +4,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "config/document.h"
-#include "config/node_reader.h"
+#include "document/document.h"
+#include "document/node_reader.h"
 #include "common/whole_number.h"
 
 namespace shardplan {

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
-#include "output/chart_scale.h"
+#include "common/chart_scale.h"
 
 namespace shardplan {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "config/canonical_input.h"
-#include "output/plan_json.h"
+#include "planner_output/plan_json.h"
 #include "planner/memory_basis.h"
 #include "planner/planner.h"
 #include "planner/rank_load.h"

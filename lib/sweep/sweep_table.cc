@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/units.h"
-#include "output/chart_scale.h"
+#include "common/chart_scale.h"
 #include "sweep/sweep_rows.h"
 
 namespace shardplan {

@@ -5,7 +5,7 @@
 #include "common/error.h"
 #include "diff/diff_gate.h"
 #include "common/units.h"
-#include "output/plan_show.h"
+#include "planner_output/plan_show.h"
 
 namespace shardplan {
 namespace {

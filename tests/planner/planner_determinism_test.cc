@@ -8,8 +8,8 @@
 #include <filesystem>
 
 #include "config/loader.h"
-#include "output/plan_json.h"
-#include "output/failure_text.h"
+#include "planner_output/plan_json.h"
+#include "planner_output/failure_text.h"
 #include "planner/run.h"
 #include "support/golden.h"
 

@@ -7,7 +7,7 @@
 #include "config/loader.h"
 #include "planner/planner.h"
 #include "planner/run.h"
-#include "output/stats.h"
+#include "planner_output/stats.h"
 #include "planner/planner_parity_support.h"
 #include "planner/reservations/storage_reservation.h"
 

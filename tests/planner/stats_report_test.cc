@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "planner/shards/shard_io_sizes.h"
-#include "output/stats_json.h"
+#include "planner_output/stats_json.h"
 
 namespace shardplan {
 

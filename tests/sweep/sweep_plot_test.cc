@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "support/xml.h"
-#include "output/chart_scale.h"
+#include "common/chart_scale.h"
 #include <algorithm>
 
 namespace shardplan {

@@ -1,7 +1,7 @@
 // The numbers behind "what would fix it" when no plan exists: which constraint makes
 // a table too narrow, which capacity is short and by how much, and the flag values
 // (--hbm-cap, --ddr-cap, --world-size) that would give that capacity. Computed only
-// after a failed plan; lib/output/failure_text.h renders it.
+// after a failed plan; lib/planner_output/failure_text.h renders it.
 #pragma once
 
 #include <optional>

@@ -14,16 +14,16 @@ namespace {
 
 // One table's usable options and their levels (see levels below).
 struct TableFacts {
-  std::vector<OptionFacts> options;  // usable options only
+  std::vector<BoundOptionFacts> options;  // usable options only
   std::vector<double> levels;        // per option; +infinity: cannot be placed beside the forced loads
   bool all_forced = false;
 };
 
 // Least over `options` of f(option), +infinity for none.
 template <typename F>
-double least(const std::vector<OptionFacts>& options, F f) {
+double least(const std::vector<BoundOptionFacts>& options, F f) {
   double best = kInfinity;
-  for (const OptionFacts& o : options) best = std::min(best, f(o));
+  for (const BoundOptionFacts& o : options) best = std::min(best, f(o));
   return best;
 }
 
@@ -38,7 +38,7 @@ void least_forced(const TableFacts& t, const DeviceCapacities& devices, ForcedFl
   const auto n = static_cast<std::size_t>(devices.size());
   floor.perf.assign(n, kInfinity);
   floor.storage.assign(n, Storage{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()});
-  for (const OptionFacts& o : t.options) {
+  for (const BoundOptionFacts& o : t.options) {
     forced_loads(o, devices, scratch.perf, scratch.storage);
     for (std::size_t i = 0; i < n; ++i) {
       floor.perf[i] = std::min(floor.perf[i], scratch.perf[i]);
@@ -100,12 +100,12 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   std::vector<TableFacts> tables(input.tables.size());
   for (std::size_t t = 0; t < input.tables.size(); ++t) {
     for (const ShardingOption* option : input.tables[t]) {
-      OptionFacts facts = option_facts(*option, devices);
+      BoundOptionFacts facts = option_facts(*option, devices);
       if (facts.usable) tables[t].options.push_back(std::move(facts));
     }
     if (tables[t].options.empty()) return infeasible();  // no option of this table fits anywhere
     tables[t].all_forced = std::all_of(tables[t].options.begin(), tables[t].options.end(),
-                                       [](const OptionFacts& o) { return o.forced; });
+                                       [](const BoundOptionFacts& o) { return o.forced; });
   }
   auto add = [&out](BoundKind kind, double value) { out.bounds.push_back({kind, value}); };
 
@@ -113,14 +113,14 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // device loads sum to the chosen options' total perfs, each at least its table's
   // least total perf; the largest load is at least the mean of the loads.
   double least_work = 0;
-  for (const TableFacts& t : tables) least_work += least(t.options, [](const OptionFacts& o) { return o.total_perf; });
+  for (const TableFacts& t : tables) least_work += least(t.options, [](const BoundOptionFacts& o) { return o.total_perf; });
   add(BoundKind::kAverageWork, least_work / ranks);
 
   // largest_shard. Whichever option a table takes, its largest shard lies whole on
   // one device, whose load is at least that shard's perf (perfs are >= 0).
   double largest = 0;
   for (const TableFacts& t : tables)
-    largest = std::max(largest, least(t.options, [](const OptionFacts& o) { return o.largest_shard_perf; }));
+    largest = std::max(largest, least(t.options, [](const BoundOptionFacts& o) { return o.largest_shard_perf; }));
   add(BoundKind::kLargestShard, largest);
 
   // forced_load. A table whose usable options all fix every shard's device (uniform
@@ -152,7 +152,7 @@ LowerBound compute_lower_bound(const BoundInput& input) {
     table_floor.perf.assign(n, 0.0);
     table_floor.storage.assign(n, Storage{});
     if (t.all_forced) least_forced(t, devices, table_floor, scratch);
-    for (const OptionFacts& o : t.options) {
+    for (const BoundOptionFacts& o : t.options) {
       double level = kInfinity;
       if (o.forced) {
         forced_loads(o, devices, scratch.perf, scratch.storage);
@@ -189,7 +189,7 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   std::vector<std::vector<WorkItem>> items(tables.size());
   for (std::size_t t = 0; t < tables.size(); ++t)
     for (std::size_t k = 0; k < tables[t].options.size(); ++k) {
-      const OptionFacts& o = tables[t].options[k];
+      const BoundOptionFacts& o = tables[t].options[k];
       if (tables[t].levels[k] == kInfinity) continue;  // no plan can choose it
       items[t].push_back(WorkItem{o.total_perf, static_cast<double>(o.total_storage.hbm),
                                   static_cast<double>(o.total_storage.ddr), tables[t].levels[k],
@@ -218,7 +218,7 @@ LowerBound compute_lower_bound(const BoundInput& input) {
     std::vector<double> local_floor(static_cast<std::size_t>(devices.local()), 0.0), least_local, option_local;
     for (const TableFacts& t : tables) {
       least_local.assign(local_floor.size(), kInfinity);
-      for (const OptionFacts& o : t.options) {
+      for (const BoundOptionFacts& o : t.options) {
         local_index_loads(o, devices, option_local);
         for (std::size_t k = 0; k < least_local.size(); ++k) least_local[k] = std::min(least_local[k], option_local[k]);
       }

@@ -98,8 +98,8 @@ bool DeviceCapacities::any_fits(const Storage& s) const {
   return count > 0 && ddr_running_max_[static_cast<std::size_t>(count - 1)] >= s.ddr;
 }
 
-OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& devices) {
-  OptionFacts f;
+BoundOptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& devices) {
+  BoundOptionFacts f;
   f.option = &option;
   bool first = true;
   for (const Shard& s : option.shards) {
@@ -118,7 +118,7 @@ OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& d
   return f;
 }
 
-void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf) {
+void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf) {
   const int local = devices.local();
   perf.assign(static_cast<std::size_t>(local), 0.0);
   const ShardingOption& option = *facts.option;
@@ -129,7 +129,7 @@ void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices
     perf[static_cast<std::size_t>(j % local)] += shard_perf_total(option.shards[static_cast<std::size_t>(j)]);
 }
 
-void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
+void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
                   std::vector<Storage>& storage) {
   perf.assign(static_cast<std::size_t>(devices.size()), 0.0);
   storage.assign(static_cast<std::size_t>(devices.size()), Storage{});

@@ -30,7 +30,7 @@ class DeviceCapacities {
 };
 
 // One option as the bounds see it.
-struct OptionFacts {
+struct BoundOptionFacts {
   const ShardingOption* option = nullptr;
   // False when no placement of this option alone respects its partition rule and
   // the devices' capacities (so no plan can use it).
@@ -45,16 +45,16 @@ struct OptionFacts {
 };
 
 // The facts of `option` on `devices`.
-OptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& devices);
+BoundOptionFacts option_facts(const ShardingOption& option, const DeviceCapacities& devices);
 
 // The perf `facts`' option must put on the k-th device of some host, per local
 // index k (resized to devices.local() and overwritten): uniform and grid_shard
 // shard j and table_row_wise shard k go to local index j mod local_world_size and k.
-void local_index_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf);
+void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf);
 
 // For a forced option: the perf and storage it puts on each device (vectors are
 // resized to devices.size() and overwritten).
-void forced_loads(const OptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
+void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
                   std::vector<Storage>& storage);
 
 }  // namespace shardplan

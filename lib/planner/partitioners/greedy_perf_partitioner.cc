@@ -90,7 +90,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   PartitionOutcome outcome;
   Placement& placement = outcome.placement;
   placement.start(proposal.size());
-  for (const OptionBrief* b : briefs.briefs()) {
+  for (const PartitionOptionBrief* b : briefs.briefs()) {
     if (b->partition_by == PartitionBy::kUniform && ranks_are_positions)
       placement.add_consecutive(static_cast<std::size_t>(b->num_shards), 0);
     else

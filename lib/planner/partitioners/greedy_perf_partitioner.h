@@ -9,7 +9,7 @@
 
 #include "common/names.h"
 #include "config/config.h"
-#include "planner/option_summary.h"
+#include "planner/partition_option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {

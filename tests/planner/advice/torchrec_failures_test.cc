@@ -4,7 +4,7 @@
 // tests/config/parity_behaviours_test.cc.
 #include <catch2/catch.hpp>
 
-#include "output/failure_text.h"
+#include "planner_output/failure_text.h"
 #include "planner/run.h"
 #include "planner/topology.h"
 #include "planner/advice/torchrec_failures.h"

@@ -2,7 +2,7 @@
 // bound and the bottleneck.
 #include <catch2/catch.hpp>
 
-#include "output/bound_report.h"
+#include "planner_output/bound_report.h"
 #include "planner/bounds/bottleneck.h"
 #include "planner/bounds/bound_test_util.h"
 

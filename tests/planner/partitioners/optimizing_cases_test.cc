@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "config/loader.h"
-#include "output/plan_json.h"
+#include "planner_output/plan_json.h"
 #include "planner/partitioners/plan_validity.h"
 #include "planner/run.h"
 #include "support/golden.h"

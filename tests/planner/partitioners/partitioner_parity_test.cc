@@ -11,7 +11,7 @@
 #include "config/loader.h"
 #include "planner/enumerator.h"
 #include "planner/partitioners/partitioner_factory.h"
-#include "output/partition_failure_text.h"
+#include "planner_output/partition_failure_text.h"
 #include "planner/partitioners/greedy/placement_loads.h"
 #include "support/golden.h"
 

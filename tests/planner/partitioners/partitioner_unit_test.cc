@@ -6,7 +6,7 @@
 
 #include "common/error.h"
 #include "common/units.h"
-#include "output/partition_failure_text.h"
+#include "planner_output/partition_failure_text.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/refiners/optimizing_refiner.h"
 #include "planner/partitioners/greedy/placement_loads.h"

@@ -60,7 +60,7 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
   return std::nullopt;
 }
 
-StepError device_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
+StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks,
                            HostOrder* hosts_to_touch) {
   heap.apply_deferred();
@@ -102,7 +102,7 @@ StepError device_partition(OptionId id, const OptionBrief& brief, std::span<Devi
   return std::nullopt;
 }
 
-StepError cohost_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
+StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            const Hosts& hosts, HostOrder& order, int param_count,
                            std::span<int> ranks, HostStepScratch& scratch, int& placed_host) {
   for (int host : order.sorted(devices)) {

@@ -1,6 +1,6 @@
 // The steps of torchrec's GreedyPerfPartitioner, one option at a time. Each
 // returns nullopt when it placed the option, or why it could not as a structured
-// failure (lib/output/partition_failure_text.h renders torchrec's text).
+// failure (lib/planner_output/partition_failure_text.h renders torchrec's text).
 #pragma once
 
 #include <optional>
@@ -11,7 +11,7 @@
 #include "planner/partitioners/greedy/device_heap.h"
 #include "planner/partitioners/greedy/device_load.h"
 #include "planner/partitioners/greedy/host_order.h"
-#include "planner/option_summary.h"
+#include "planner/partition_option_summary.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -40,14 +40,14 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
 // heap's order is a strict one, so the device chosen is torchrec's. Every
 // device that takes a shard is touched in `hosts_to_touch` (when given).
 // `brief` is option `id`'s brief: its shards are read from there (cache-friendly).
-StepError device_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
+StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks,
                            HostOrder* hosts_to_touch);
 
 // torchrec's _cohost_partition for a one-option group: the first host (by perf)
 // whose summed free storage covers the option (brief.total_storage) and on which
 // every shard fits. `placed_host` is set to the host used.
-StepError cohost_partition(OptionId id, const OptionBrief& brief, std::span<DeviceLoad> devices,
+StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            const Hosts& hosts, HostOrder& order, int param_count,
                            std::span<int> ranks, HostStepScratch& scratch, int& placed_host);
 

@@ -13,7 +13,7 @@ constexpr std::size_t kMaxPatchedOptions = 16;
 
 // The key of option i in the placement order: dense rank of its sort total, then
 // its proposal index (kUniformKey for uniform options, which are placed first).
-std::uint64_t sort_key(const OptionBrief& b, GreedySortBy sort_by, std::size_t i) {
+std::uint64_t sort_key(const PartitionOptionBrief& b, GreedySortBy sort_by, std::size_t i) {
   const int rank = sort_by == GreedySortBy::kStorage ? b.storage_rank : b.perf_rank;
   return b.partition_by == PartitionBy::kUniform ? kUniformKey
                                                  : static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(i);
@@ -62,7 +62,7 @@ int ProposalBriefs::options_on_path(std::size_t i) {
     counted_ = true;
     if (all_paths_known_) {
       per_path_.assign(static_cast<std::size_t>(space_->path_count()), 0);
-      for (const OptionBrief* b : brief_) ++per_path_[static_cast<std::size_t>(b->path_id)];
+      for (const PartitionOptionBrief* b : brief_) ++per_path_[static_cast<std::size_t>(b->path_id)];
     } else {
       options_per_path_name_.clear();
       for (OptionId id : *proposal_) ++options_per_path_name_[(*space_)[id].path];

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "config/planner_names.h"
-#include "planner/option_summary.h"
+#include "planner/partition_option_summary.h"
 #include "planner/search_space.h"
 #include "planner/partitioners/greedy/uniform_fast_step.h"
 #include "planner/types.h"
@@ -25,9 +25,9 @@ class ProposalBriefs {
   // Reads `proposal` (ids into `space`, which must outlive the next read()).
   void read(const SearchSpace& space, const Proposal& proposal, GreedySortBy sort_by, bool balance_modules);
 
-  const std::vector<const OptionBrief*>& briefs() const { return brief_; }
-  const std::vector<const OptionSummary*>& summaries() const { return summary_; }
-  const OptionBrief& brief(std::size_t i) const { return *brief_[i]; }
+  const std::vector<const PartitionOptionBrief*>& briefs() const { return brief_; }
+  const std::vector<const PartitionOptionSummary*>& summaries() const { return summary_; }
+  const PartitionOptionBrief& brief(std::size_t i) const { return *brief_[i]; }
   // The uniform options (proposal indices, in proposal order) and the scratch the
   // uniform step works in.
   UniformScratch& uniform() { return uniform_; }
@@ -49,8 +49,8 @@ class ProposalBriefs {
   const Proposal* proposal_ = nullptr;
   GreedySortBy sort_by_ = GreedySortBy::kStorage;
   bool balance_modules_ = false;
-  std::vector<const OptionBrief*> brief_;
-  std::vector<const OptionSummary*> summary_;
+  std::vector<const PartitionOptionBrief*> brief_;
+  std::vector<const PartitionOptionSummary*> summary_;
   UniformScratch uniform_;
   bool all_paths_known_ = true;  // every option's path is one of the enumerated options'
   bool ranked_ = false;  // every non-uniform option has a rank in the search space

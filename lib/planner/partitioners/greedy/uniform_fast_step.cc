@@ -17,13 +17,13 @@ namespace {
 constexpr std::size_t kLinearMisfitSearchMaxWorld = 16;
 
 // need[k]: storage the first n uniform options put on device k (size world + 1).
-void need_after(const std::vector<const OptionSummary*>& summary, const std::vector<std::size_t>& uniform,
+void need_after(const std::vector<const PartitionOptionSummary*>& summary, const std::vector<std::size_t>& uniform,
                 std::size_t n, std::size_t world, std::vector<Storage>& need) {
   need.assign(world + 1, Storage{});
   Storage common;
   bool runs = false;
   for (std::size_t u = 0; u < n; ++u) {
-    const OptionSummary& s = *summary[uniform[u]];
+    const PartitionOptionSummary& s = *summary[uniform[u]];
     if (s.storage_homogeneous) {
       common += s.shard_storage;
       continue;
@@ -47,8 +47,8 @@ std::size_t first_misfit(const std::vector<Storage>& need, const std::vector<Dev
 }
 
 // The first uniform shard that does not fit, in torchrec's order.
-PartitionFailure locate_misfit(const std::vector<const OptionBrief*>& brief,
-                               const std::vector<const OptionSummary*>& summary,
+PartitionFailure locate_misfit(const std::vector<const PartitionOptionBrief*>& brief,
+                               const std::vector<const PartitionOptionSummary*>& summary,
                                const std::vector<DeviceLoad>& devices, UniformScratch& scratch) {
   const std::vector<std::size_t>& uniform = scratch.uniform;
   const std::size_t world = devices.size();
@@ -80,8 +80,8 @@ PartitionFailure locate_misfit(const std::vector<const OptionBrief*>& brief,
 
 }  // namespace
 
-FastUniform uniform_partition_fast(const std::vector<const OptionBrief*>& brief,
-                                   const std::vector<const OptionSummary*>& summary,
+FastUniform uniform_partition_fast(const std::vector<const PartitionOptionBrief*>& brief,
+                                   const std::vector<const PartitionOptionSummary*>& summary,
                                    std::vector<DeviceLoad>& devices, PartitionFailure& failure,
                                    UniformScratch& scratch) {
   const std::size_t world = devices.size();

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "planner/partitioners/greedy/device_load.h"
-#include "planner/option_summary.h"
+#include "planner/partition_option_summary.h"
 #include "planner/search_space.h"
 #include "planner/types.h"
 
@@ -27,8 +27,8 @@ struct UniformScratch {
 // first shard (in torchrec's order) that does not fit in `failure`. kNotApplicable
 // (nothing changed) when the shortcut's conditions do not hold; the caller then
 // places the options one by one.
-FastUniform uniform_partition_fast(const std::vector<const OptionBrief*>& brief,
-                                   const std::vector<const OptionSummary*>& summary,
+FastUniform uniform_partition_fast(const std::vector<const PartitionOptionBrief*>& brief,
+                                   const std::vector<const PartitionOptionSummary*>& summary,
                                    std::vector<DeviceLoad>& devices, PartitionFailure& failure,
                                    UniformScratch& scratch);
 

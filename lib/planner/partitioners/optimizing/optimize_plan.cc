@@ -46,8 +46,8 @@ class Rng {
   std::uint64_t state_;
 };
 
-OptionShape shape_of(const ShardingOption& option) {
-  OptionShape s;
+RefinementOption shape_of(const ShardingOption& option) {
+  RefinementOption s;
   s.option = &option;
   s.rule = option.partition_by;
   s.table_row_wise = option.sharding_type == ShardingType::kTableRowWise;
@@ -61,7 +61,7 @@ OptionShape shape_of(const ShardingOption& option) {
   return s;
 }
 
-bool same_shape(const OptionShape& a, const OptionShape& b) {
+bool same_shape(const RefinementOption& a, const RefinementOption& b) {
   return a.option->sharding_type == b.option->sharding_type && a.option->compute_kernel == b.option->compute_kernel &&
          a.perf == b.perf && a.storage == b.storage;
 }
@@ -108,7 +108,7 @@ class Search {
     return {host * state_.ranks_per_host(), (host + 1) * state_.ranks_per_host()};
   }
   bool single_movable(int t) const {
-    const OptionShape& s = state_.tables()[static_cast<std::size_t>(t)].shape();
+    const RefinementOption& s = state_.tables()[static_cast<std::size_t>(t)].shape();
     return s.rule == PartitionBy::kDevice || (s.rule == PartitionBy::kHost && !s.table_row_wise);
   }
 
@@ -124,7 +124,7 @@ class Search {
     const std::vector<ShardRef> on_b = state_.movable_on(b);
     for (const ShardRef& ref : on_b) {
       if (!single_movable(ref.table)) continue;
-      const OptionShape& s = state_.tables()[static_cast<std::size_t>(ref.table)].shape();
+      const RefinementOption& s = state_.tables()[static_cast<std::size_t>(ref.table)].shape();
       const double p = s.perf[static_cast<std::size_t>(ref.shard)];
       const Storage& st = s.storage[static_cast<std::size_t>(ref.shard)];
       const auto [begin, end] = range_of(ref.table, ref.shard);
@@ -141,7 +141,7 @@ class Search {
         for (const ShardRef& other : state_.movable_on(r)) {
           ++work_;
           if (!single_movable(other.table) || !state_.allowed(other.table, other.shard, b)) continue;
-          const OptionShape& o = state_.tables()[static_cast<std::size_t>(other.table)].shape();
+          const RefinementOption& o = state_.tables()[static_cast<std::size_t>(other.table)].shape();
           const double d = p - o.perf[static_cast<std::size_t>(other.shard)];
           if (d <= 0 || lr + d >= lb) continue;
           const double delta = 2 * d * (lr + d - lb);
@@ -285,7 +285,7 @@ class Search {
         if (by_squares) std::swap(o.max_load, o.sum_squares);
         if (mode == 2) {
           // d(sum of squares) / (2 x mean load) is about the perf added; plus its memory's price.
-          const OptionShape& s = table.shapes()[static_cast<std::size_t>(i)];
+          const RefinementOption& s = table.shapes()[static_cast<std::size_t>(i)];
           o.max_load = o.sum_squares / (2 * mean) + prices_.hbm * static_cast<double>(s.total_storage.hbm) +
                        prices_.ddr * static_cast<double>(s.total_storage.ddr);
           o.sum_squares = 0;
@@ -338,15 +338,15 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
   SearchState state(reserved);
   state.tables().resize(candidates.size());
   for (std::size_t t = 0; t < candidates.size(); ++t) {
-    std::vector<OptionShape> shapes;
+    std::vector<RefinementOption> shapes;
     if (first[t]) shapes.push_back(shape_of(*first[t]));
     for (const ShardingOption* option : candidates[t]) {
-      OptionShape s = shape_of(*option);
+      RefinementOption s = shape_of(*option);
       if (s.rule == PartitionBy::kMultiHost) continue;
       if (!shapes.empty() && same_shape(s, shapes.front())) continue;
       shapes.push_back(std::move(s));
     }
-    state.tables()[t].shape_list = std::make_shared<const std::vector<OptionShape>>(std::move(shapes));
+    state.tables()[t].shape_list = std::make_shared<const std::vector<RefinementOption>>(std::move(shapes));
   }
   return state;
 }

@@ -42,7 +42,7 @@ std::vector<int> scratch_choice(const SearchState& state, const MemoryPrices& pr
     double best_cost = 0;
     int smallest = -1;
     for (std::size_t i = 0; i < shapes.size(); ++i) {
-      const OptionShape& s = shapes[i];
+      const RefinementOption& s = shapes[i];
       if (s.rule == PartitionBy::kMultiHost) continue;  // never placed from scratch
       const double cost = priced_cost(s, prices);
       if (s.max_shard_perf <= target && (best < 0 || cost < best_cost)) best = static_cast<int>(i), best_cost = cost;
@@ -58,7 +58,7 @@ std::vector<int> scratch_choice(const SearchState& state, const MemoryPrices& pr
 ScratchTotals scratch_totals(const SearchState& state, const std::vector<int>& choice) {
   ScratchTotals totals;
   for (std::size_t t = 0; t < choice.size(); ++t) {
-    const OptionShape& s = state.tables()[t].shapes()[static_cast<std::size_t>(choice[t])];
+    const RefinementOption& s = state.tables()[t].shapes()[static_cast<std::size_t>(choice[t])];
     totals.hbm += static_cast<double>(s.total_storage.hbm);
     totals.ddr += static_cast<double>(s.total_storage.ddr);
     totals.perf += s.total_perf;
@@ -108,7 +108,7 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
   const int world = state.world_size();
   std::vector<std::pair<double, double>> key(n);
   for (std::size_t t = 0; t < n; ++t) {
-    const OptionShape& s = tables[t].shapes()[static_cast<std::size_t>(choice[t])];
+    const RefinementOption& s = tables[t].shapes()[static_cast<std::size_t>(choice[t])];
     const double memory = direction.hbm * static_cast<double>(s.total_storage.hbm) +
                           direction.ddr * static_cast<double>(s.total_storage.ddr);
     key[t] = memory_order ? std::make_pair(memory, s.max_shard_perf) : std::make_pair(s.max_shard_perf, s.total_perf);
@@ -166,7 +166,7 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
 // it. nullopt when it fits nowhere.
 std::optional<std::vector<int>> packed_ranks(const SearchState& state, int t, int shape_index,
                                              const ScratchDirection& direction) {
-  const OptionShape& shape = state.tables()[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
+  const RefinementOption& shape = state.tables()[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
   const int n = static_cast<int>(shape.perf.size());
   const int world = state.world_size();
   std::vector<Storage> extra(static_cast<std::size_t>(world));  // what this shape adds per rank so far
@@ -232,7 +232,7 @@ std::optional<std::vector<int>> packed_ranks(const SearchState& state, int t, in
 std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirection& direction, std::int64_t& work) {
   const auto& tables = state.tables();
   const auto n = tables.size();
-  const auto memory = [&](const OptionShape& s) {
+  const auto memory = [&](const RefinementOption& s) {
     return direction.hbm * static_cast<double>(s.total_storage.hbm) + direction.ddr * static_cast<double>(s.total_storage.ddr);
   };
   std::vector<std::vector<int>> by_size(n);
@@ -281,7 +281,7 @@ std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirect
 
 }  // namespace
 
-double priced_cost(const OptionShape& shape, const MemoryPrices& prices) {
+double priced_cost(const RefinementOption& shape, const MemoryPrices& prices) {
   return shape.total_perf + prices.hbm * static_cast<double>(shape.total_storage.hbm) +
          prices.ddr * static_cast<double>(shape.total_storage.ddr);
 }
@@ -299,14 +299,14 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
   if (world == 0 || state.tables().empty()) return starts;
   for (const TableState& table : state.tables())  // a table with nothing placeable: no start
     if (std::none_of(table.shapes().begin(), table.shapes().end(),
-                     [](const OptionShape& s) { return s.rule != PartitionBy::kMultiHost; }))
+                     [](const RefinementOption& s) { return s.rule != PartitionBy::kMultiHost; }))
       return starts;
   Storage capacity;
   for (int r = 0; r < world; ++r) capacity += state.capacity(r);
   // The price unit: a normalized memory share priced at the model's largest total perf.
   double price_scale = 0;
   for (const TableState& table : state.tables())
-    for (const OptionShape& s : table.shapes()) price_scale = std::max(price_scale, s.total_perf);
+    for (const RefinementOption& s : table.shapes()) price_scale = std::max(price_scale, s.total_perf);
   price_scale = std::max(price_scale * static_cast<double>(state.tables().size()), 1e-12);
   const double hbm_weight = capacity.hbm > 0 ? 1.0 / static_cast<double>(capacity.hbm) : 0.0;
   const double ddr_weight = capacity.ddr > 0 ? 1.0 / static_cast<double>(capacity.ddr) : 0.0;

@@ -31,7 +31,7 @@ struct MemoryPrices {
 };
 
 // total perf + the priced memory of all its shards.
-double priced_cost(const OptionShape& shape, const MemoryPrices& prices);
+double priced_cost(const RefinementOption& shape, const MemoryPrices& prices);
 
 // A complete placement built from nothing.
 struct ScratchStart {

@@ -53,7 +53,7 @@ void SearchState::place(int t, int shape, std::vector<int> ranks) {
   TableState& table = tables_[static_cast<std::size_t>(t)];
   table.current = shape;
   table.ranks = std::move(ranks);
-  const OptionShape& s = table.shape();
+  const RefinementOption& s = table.shape();
   const bool movable = s.rule == PartitionBy::kDevice || s.rule == PartitionBy::kHost;
   for (std::size_t j = 0; j < table.ranks.size(); ++j) {
     add(table.ranks[j], s.perf[j], s.storage[j]);
@@ -63,7 +63,7 @@ void SearchState::place(int t, int shape, std::vector<int> ranks) {
 
 void SearchState::unplace(int t) {
   TableState& table = tables_[static_cast<std::size_t>(t)];
-  const OptionShape& s = table.shape();
+  const RefinementOption& s = table.shape();
   const bool movable = s.rule == PartitionBy::kDevice || s.rule == PartitionBy::kHost;
   for (std::size_t j = 0; j < table.ranks.size(); ++j) {
     add(table.ranks[j], -s.perf[j], Storage{} - s.storage[j]);
@@ -74,7 +74,7 @@ void SearchState::unplace(int t) {
 
 void SearchState::move_shard(int t, int shard, int rank) {
   TableState& table = tables_[static_cast<std::size_t>(t)];
-  const OptionShape& s = table.shape();
+  const RefinementOption& s = table.shape();
   const auto j = static_cast<std::size_t>(shard);
   const int from = table.ranks[j];
   add(from, -s.perf[j], Storage{} - s.storage[j]);
@@ -99,7 +99,7 @@ Objective SearchState::objective() const {
 
 bool SearchState::allowed(int t, int shard, int rank) const {
   const TableState& table = tables_[static_cast<std::size_t>(t)];
-  const OptionShape& s = table.shape();
+  const RefinementOption& s = table.shape();
   const int here = table.ranks[static_cast<std::size_t>(shard)];
   switch (s.rule) {
     case PartitionBy::kDevice:
@@ -115,7 +115,7 @@ bool SearchState::allowed(int t, int shard, int rank) const {
   return false;
 }
 
-std::optional<std::vector<int>> SearchState::device_greedy(const OptionShape& shape, int begin, int end) {
+std::optional<std::vector<int>> SearchState::device_greedy(const RefinementOption& shape, int begin, int end) {
   std::vector<std::size_t> order(shape.perf.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return shape.perf[a] > shape.perf[b]; });
@@ -141,7 +141,7 @@ std::optional<std::vector<int>> SearchState::device_greedy(const OptionShape& sh
 }
 
 std::optional<std::vector<int>> SearchState::greedy_ranks(int t, int shape_index) {
-  const OptionShape& shape = tables_[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
+  const RefinementOption& shape = tables_[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
   const int n = static_cast<int>(shape.perf.size());
   switch (shape.rule) {
     case PartitionBy::kUniform: {

@@ -15,7 +15,7 @@
 namespace shardplan::optimizing {
 
 // One option a table may take, reduced to what placement needs.
-struct OptionShape {
+struct RefinementOption {
   const ShardingOption* option = nullptr;
   PartitionBy rule = PartitionBy::kDevice;
   bool table_row_wise = false;  // host rule: shard k on local device k of the host
@@ -31,11 +31,11 @@ struct OptionShape {
 struct TableState {
   // Shared by every copy of a state (the search copies states per start; the
   // shapes, up to world_size shards each, never change).
-  std::shared_ptr<const std::vector<OptionShape>> shape_list;
+  std::shared_ptr<const std::vector<RefinementOption>> shape_list;
   int current = 0;
   std::vector<int> ranks;  // per shard of shapes()[current]
-  const std::vector<OptionShape>& shapes() const { return *shape_list; }
-  const OptionShape& shape() const { return shapes()[static_cast<std::size_t>(current)]; }
+  const std::vector<RefinementOption>& shapes() const { return *shape_list; }
+  const RefinementOption& shape() const { return shapes()[static_cast<std::size_t>(current)]; }
 };
 
 // One shard of one table (refers into TableState).
@@ -106,7 +106,7 @@ class SearchState {
   void remove_ref(int rank, ShardRef ref);
   // Device-greedy placement of `shape`'s shards over ranks [begin, end); applied
   // to loads while choosing, then taken off again.
-  std::optional<std::vector<int>> device_greedy(const OptionShape& shape, int begin, int end);
+  std::optional<std::vector<int>> device_greedy(const RefinementOption& shape, int begin, int end);
 
   std::vector<double> loads_;
   std::vector<Storage> used_;

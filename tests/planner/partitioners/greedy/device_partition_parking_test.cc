@@ -14,7 +14,7 @@
 #include <random>
 #include <vector>
 
-#include "planner/option_summary.h"
+#include "planner/partition_option_summary.h"
 #include "planner/partitioners/greedy/device_heap.h"
 #include "planner/partitioners/greedy/host_order.h"
 #include "planner/partitioners/greedy/partition_steps.h"
@@ -76,7 +76,7 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
         p.fwd_compute = static_cast<double>(rng() % 3);  // few values: ties on perf are common
         s.perf = p;
       }
-      OptionBrief brief;
+      PartitionOptionBrief brief;
       brief.shards = shards.data();
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       std::vector<int> fast_ranks(shards.size(), -1), plain_ranks(shards.size(), -1);
@@ -178,7 +178,7 @@ TEST_CASE("cohost_partition of table_row_wise options places what torchrec's tri
         s.perf = p;
         total += *s.storage;
       }
-      OptionBrief brief;
+      PartitionOptionBrief brief;
       brief.shards = shards.data();
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       brief.sharding_type = ShardingType::kTableRowWise;

@@ -1,0 +1,318 @@
+#include "document/json_tree.h"
+
+#include <cstring>
+#include <iterator>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "document/limits.h"
+#include "document/node_reader.h"
+
+namespace shardplan {
+struct JsonNodeMarker {};
+}  // namespace shardplan
+
+// yaml-cpp gives no public way to set a node's Mark, but Node befriends every
+// as_if<T, S>: this specialization is that way in, used only by the builder below.
+namespace YAML {
+template <>
+struct as_if<shardplan::JsonNodeMarker, void> {
+  static void set(const Node& node, const Mark& mark) {
+    node.EnsureNodeExists();
+    node.m_pNode->set_mark(mark);
+  }
+};
+}  // namespace YAML
+
+namespace shardplan {
+namespace {
+
+// nlohmann's messages start "[json.exception.parse_error.101] parse error at line
+// 1, column 2: "; we print our own position, so keep only the explanation. Bytes
+// outside ASCII (nlohmann quotes what it last read, invalid UTF-8 included) are
+// written as \xNN so that the message itself is valid UTF-8.
+std::string json_message(const std::string& what) {
+  std::string out = what;
+  auto bracket = out.find("] ");
+  if (bracket != std::string::npos) out = out.substr(bracket + 2);
+  auto colon = out.find(": ");
+  if (out.rfind("parse error", 0) == 0 && colon != std::string::npos) out = out.substr(colon + 2);
+  std::string clean;
+  for (char c : out) {
+    auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x80) {
+      clean += c;
+    } else {
+      static const char kHex[] = "0123456789abcdef";
+      clean += "\\x";
+      clean += kHex[byte >> 4];
+      clean += kHex[byte & 15];
+    }
+  }
+  return clean;
+}
+
+// A character iterator that records, in `*last`, the last character nlohmann read:
+// the SAX interface gives no positions, but every event comes right after the
+// lexer read its token, so the token's bytes end there.
+struct TrackedChar {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  const char* at = nullptr;
+  const char** last = nullptr;
+
+  reference operator*() const {
+    *last = at;
+    return *at;
+  }
+  TrackedChar& operator++() {
+    ++at;
+    return *this;
+  }
+  TrackedChar operator++(int) {
+    TrackedChar before = *this;
+    ++at;
+    return before;
+  }
+  bool operator==(const TrackedChar& other) const { return at == other.at; }
+  bool operator!=(const TrackedChar& other) const { return at != other.at; }
+};
+
+bool is_number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+
+// Builds the node tree yaml-cpp makes of the same text, each node marked with the
+// position of its first byte. JSON strings are double-quoted scalars to yaml-cpp
+// (tag "!"), numbers and booleans plain ones (tag "?"), and a plain null becomes
+// an untagged Null node. Duplicate keys stay as two entries (as yaml-cpp keeps
+// them) for the readers' key checks to report with both positions. Depth and value
+// count are bounded here, the one place every JSON input passes through.
+class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit TreeBuilder(std::string_view text) : text_(text) {}
+
+  bool null() override { return add(YAML::Node(YAML::NodeType::Null), literal_start(4)); }
+  bool boolean(bool value) override {
+    return add(scalar(value ? "true" : "false", false), literal_start(value ? 4 : 5));
+  }
+  // Only a negative literal reaches number_integer (non-negative ones arrive as
+  // unsigned), so a zero here was written "-0"; yaml-cpp keeps that text.
+  bool number_integer(number_integer_t value) override {
+    return add(scalar(value == 0 ? "-0" : std::to_string(value), false), number_start());
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    return add(scalar(std::to_string(value), false), number_start());
+  }
+  // The literal as written, so "1e3" and "0.10" stay what yaml-cpp would hold.
+  bool number_float(number_float_t, const string_t& literal) override {
+    return add(scalar(literal, false), number_start());
+  }
+  bool string(string_t& value) override { return add(scalar(value, true), string_start()); }
+  bool binary(binary_t&) override { return false; }
+  bool start_object(std::size_t) override { return open(YAML::NodeType::Map); }
+  bool key(string_t& name) override {
+    const std::size_t offset = string_start();
+    auto [first, added] = seen_keys_.back().emplace(name, offset);
+    if (!added) {
+      const YAML::Mark at = mark_at(first->second);
+      return fail(offset, "duplicate key '" + name + "' (first given at line " + std::to_string(at.line + 1) +
+                              ", column " + std::to_string(at.column + 1) + ")",
+                  join_key(path(), name));
+    }
+    keys_.back().first = name;
+    keys_.back().second = offset;
+    // Marked now, while offsets still arrive in increasing order (marking it when its
+    // value arrives would count the lines again from the start: quadratic).
+    key_marks_.back() = mark_at(offset);
+    return true;
+  }
+  bool end_object() override { return close(); }
+  bool start_array(std::size_t) override { return open(YAML::NodeType::Sequence); }
+  bool end_array() override { return close(); }
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    // `position` counts the bytes read, so the offending byte is at position - 1.
+    if (!error) error = JsonSyntaxError{position > 0 ? position - 1 : 0, "invalid JSON: " + json_message(e.what()), ""};
+    return false;
+  }
+
+  const char* last_read = nullptr;  // the last character the lexer read (TrackedChar)
+  YAML::Node root;
+  std::optional<JsonSyntaxError> error;  // the first problem, its message complete
+
+ private:
+  // Bytes read so far.
+  std::size_t consumed() const {
+    return last_read ? static_cast<std::size_t>(last_read - text_.data()) + 1 : 0;
+  }
+  std::size_t literal_start(std::size_t length) const { return consumed() - length; }
+  // A number ends where the lexer stopped, less the one character it read past it.
+  std::size_t number_start() const {
+    std::size_t at = consumed();
+    if (at > 0 && !is_number_char(text_[at - 1])) --at;
+    while (at > 0 && is_number_char(text_[at - 1])) --at;
+    return at;
+  }
+  // A string ends at its closing quote; its opening one is the first quote before
+  // that which is not escaped (preceded by an even number of backslashes).
+  std::size_t string_start() const {
+    std::size_t close = consumed() - 1;
+    for (std::size_t at = close; at-- > 0;) {
+      if (text_[at] != '"') continue;
+      std::size_t slashes = 0;
+      while (slashes < at && text_[at - 1 - slashes] == '\\') ++slashes;
+      if (slashes % 2 == 0) return at;
+    }
+    return 0;
+  }
+
+  // The 0-based line and column of `offset`; offsets arrive in increasing order,
+  // so the newlines are counted once (an earlier offset counts again from the
+  // start: only a duplicate key's message asks for one).
+  YAML::Mark mark_at(std::size_t offset) {
+    if (offset < counted_) {  // not expected; count again from the start
+      counted_ = 0;
+      line_ = 0;
+      line_start_ = 0;
+    }
+    while (counted_ < offset) {
+      const void* newline = std::memchr(text_.data() + counted_, '\n', offset - counted_);
+      if (!newline) {
+        counted_ = offset;
+        break;
+      }
+      ++line_;
+      counted_ = static_cast<std::size_t>(static_cast<const char*>(newline) - text_.data()) + 1;
+      line_start_ = counted_;
+    }
+    YAML::Mark mark;
+    mark.pos = static_cast<int>(offset);
+    mark.line = line_;
+    mark.column = static_cast<int>(offset - line_start_);
+    return mark;
+  }
+
+  bool fail(std::size_t offset, std::string message, std::string key_path = "") {
+    error = JsonSyntaxError{offset, std::move(message), std::move(key_path)};
+    return false;
+  }
+
+  // The key path of the value being read ("a.b[3]"), for messages.
+  std::string path() const {
+    std::string out;
+    // Each open container but the last holds the next one as its newest entry.
+    for (std::size_t i = 0; i + 1 < open_nodes_.size(); ++i) {
+      if (open_nodes_[i].IsSequence()) out = join_index(out, open_nodes_[i].size() - 1);
+      else out = join_key(out, keys_[i].first);
+    }
+    return out;
+  }
+
+  static YAML::Node scalar(const std::string& text, bool quoted) {
+    YAML::Node node(text);
+    node.SetTag(quoted ? "!" : "?");
+    return node;
+  }
+  bool add(const YAML::Node& node, std::size_t offset) {
+    if (++values_ > kMaxDocumentNodes)
+      return fail(offset, "the file holds more than " + std::to_string(kMaxDocumentNodes) +
+                              " JSON values (shardplan's limit)");
+    YAML::as_if<JsonNodeMarker, void>::set(node, mark_at(offset));
+    if (open_nodes_.empty()) {
+      root = node;
+    } else if (open_nodes_.back().IsSequence()) {
+      open_nodes_.back().push_back(node);
+    } else {
+      // force_insert keeps a duplicate key as a second entry, as yaml-cpp's parser
+      // does, so the reader can report it.
+      YAML::Node key = scalar(keys_.back().first, true);
+      YAML::as_if<JsonNodeMarker, void>::set(key, key_marks_.back());
+      open_nodes_.back().force_insert(key, node);
+    }
+    return true;
+  }
+  bool open(YAML::NodeType::value type) {
+    const std::size_t offset = consumed() - 1;
+    if (static_cast<int>(open_nodes_.size()) >= kMaxJsonDepth)
+      return fail(offset, "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    YAML::Node node(type);
+    node.SetTag("?");
+    if (!add(node, offset)) return false;
+    open_nodes_.push_back(node);
+    keys_.emplace_back();
+    key_marks_.emplace_back();
+    seen_keys_.emplace_back();
+    return true;
+  }
+  bool close() {
+    open_nodes_.pop_back();
+    keys_.pop_back();
+    key_marks_.pop_back();
+    seen_keys_.pop_back();
+    return true;
+  }
+
+  std::string_view text_;
+  std::int64_t values_ = 0;
+  std::size_t counted_ = 0, line_start_ = 0;
+  int line_ = 0;
+  std::vector<YAML::Node> open_nodes_;
+  // The pending key of each open mapping and its offset (plain strings: assigning
+  // one YAML::Node to another rebinds shared data).
+  std::vector<std::pair<std::string, std::size_t>> keys_;
+  std::vector<YAML::Mark> key_marks_;  // the position of each pending key
+  // The keys of each open mapping so far and where they are (duplicates are refused).
+  std::vector<std::unordered_map<std::string, std::size_t>> seen_keys_;
+};
+
+std::optional<JsonSyntaxError> run_builder(std::string_view text, TreeBuilder& sax) {
+  TrackedChar first{text.data(), &sax.last_read};
+  TrackedChar last{text.data() + text.size(), &sax.last_read};
+  if (!nlohmann::json::sax_parse(first, last, &sax) && !sax.error)
+    sax.error = JsonSyntaxError{0, "invalid JSON", ""};
+  return sax.error;
+}
+
+}  // namespace
+
+std::optional<JsonSyntaxError> check_json(std::string_view text) {
+  TreeBuilder sax(text);
+  return run_builder(text, sax);
+}
+
+std::optional<JsonSyntaxError> build_json_tree(std::string_view text, YAML::Node& root) {
+  TreeBuilder sax(text);
+  auto error = run_builder(text, sax);
+  if (!error) root = sax.root;
+  return error;
+}
+
+SourcePos json_position(const std::string& file, std::string_view text, std::size_t offset) {
+  SourcePos pos{file, 1, 1};
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i)
+    if (text[i] == '\n') {
+      ++pos.line;
+      line_start = i + 1;
+    }
+  pos.col = static_cast<int>(std::min(offset, text.size()) - line_start) + 1;
+  return pos;
+}
+
+YAML::Node read_json_tree(const std::string& file, std::string_view text) {
+  if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes))
+    throw InputError(SourcePos{file, 0, 0}, "",
+                     "the text has " + std::to_string(text.size()) + " bytes; expected at most " +
+                         std::to_string(kMaxInputFileBytes) + " (shardplan's limit)");
+  YAML::Node root;
+  if (auto error = build_json_tree(text, root))
+    throw InputError(json_position(file, text, error->offset), error->key_path, error->message);
+  return root;
+}
+
+}  // namespace shardplan

@@ -1,7 +1,0 @@
-// torchrec's EmbeddingStats: compute the report (stats_report.h), then render it
-// as torchrec's framed text (stats_text.h) or as JSON (stats_json.h).
-#pragma once
-
-#include "output/stats_json.h"
-#include "planner/stats_report.h"
-#include "output/stats_text.h"
