@@ -12,6 +12,7 @@
 #include "planner/partitioners/plan_validity.h"
 #include "planner/run.h"
 #include "support/golden.h"
+#include "support/sanitizer.h"
 
 namespace shardplan::testing {
 namespace {
@@ -45,6 +46,17 @@ PlanRun run_with(PlanningInput input, PartitionerKind kind, int threads = 1) {
 // longest under ASan (about 170 s in one piece on the 2-core machine).
 constexpr int kShares = 4;
 
+// Under ASan (scripts/test-sanitized) the cases with more than this many tables x
+// ranks are left to the plain suite, which checks them all; the count left out is
+// printed, and each share must still check some cases.
+constexpr std::size_t kLargestCaseUnderSanitizer = 2000;  // Criteo-TB on 64 ranks (26 x 64) stays in
+
+std::size_t tables_times_ranks(const PlanningInput& input) {
+  std::size_t tables = 0;
+  for (const auto& module : input.model.modules) tables += module.tables.size();
+  return tables * static_cast<std::size_t>(input.topology.world_size);
+}
+
 void check_share(int share) {
   auto dir = cases_dir();
   if (!dir) {
@@ -56,10 +68,15 @@ void check_share(int share) {
   int checked = 0;
   int improved = 0;
   int found_without_greedy = 0;
+  int left_to_plain_suite = 0;
   for (std::size_t i = static_cast<std::size_t>(share); i < paths.size(); i += kShares) {
     const std::string& path = paths[i];
     INFO("case " << path);
     const PlanningInput input = load_case(path);
+    if (kUnderAddressSanitizer && tables_times_ranks(input) > kLargestCaseUnderSanitizer) {
+      ++left_to_plain_suite;
+      continue;
+    }
     const PlanRun greedy = run_with(input, PartitionerKind::kGreedy);
     const PlanRun ours = run_with(input, PartitionerKind::kOptimizing);
     // Where greedy places a proposal, so does the optimizing partitioner (it starts
@@ -87,10 +104,14 @@ void check_share(int share) {
     improved += ours.result.perf_rating < greedy.result.perf_rating ? 1 : 0;
   }
   WARN(fmt::format("optimizing, share {} of {}: {} cases checked, {} improved over greedy, {} planned where greedy "
-                   "found no plan",
-                   share + 1, kShares, checked, improved, found_without_greedy));
-  CHECK(checked >= 10);  // 40 or more feasible cases in all
-  CHECK(improved > 0);
+                   "found no plan{}",
+                   share + 1, kShares, checked, improved, found_without_greedy,
+                   left_to_plain_suite ? fmt::format("; {} large cases left to the plain suite (ASan build)",
+                                                     left_to_plain_suite)
+                                       : ""));
+  CHECK(checked >= (kUnderAddressSanitizer ? 6 : 10));  // 40 or more feasible cases in all
+  // Which cases improve is the plain suite's check: under ASan a share may hold none of them.
+  if (!kUnderAddressSanitizer) CHECK(improved > 0);
 }
 
 TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 1 of 4)", "[optimizing][scale]") {
