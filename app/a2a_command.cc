@@ -70,8 +70,7 @@ int run(const A2aOptions& options) {
 
 CommandRun setup_a2a(CLI::App& sub) {
   auto options = std::make_shared<A2aOptions>();
-  sub.add_option("--input,-i", options->input,
-                 "exact mode: the KJT on every source rank and the splits (JSON or YAML)")
+  sub.add_option("--input,-i", options->input, "exact mode: the KJT on every source rank and the splits (JSON or YAML)")
       ->type_name("FILE");
   sub.add_option("--plan", options->plan, "plan-derived mode: a plan written by `shardplan plan`")->type_name("FILE");
   sub.add_option("--model", options->model, "plan-derived mode: the model the plan was made for")->type_name("FILE");

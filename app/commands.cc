@@ -26,8 +26,8 @@ const std::vector<Command>& commands() {
       {"diff", "compare two plans: per-table and per-rank changes; exit 1 on a regression (for CI)",
        "shardplan diff main-plan.json plan.json --tolerance 0.01 --fail-on sharding-type-change", setup_diff},
       {"help", "describe shardplan or one command (the same text as --help)", "shardplan help plan", setup_help},
-      {"completion", "print a bash or zsh completion script for shardplan",
-       "source <(shardplan completion bash)", setup_completion},
+      {"completion", "print a bash or zsh completion script for shardplan", "source <(shardplan completion bash)",
+       setup_completion},
   };
   return table;
 }

@@ -18,7 +18,7 @@ using CommandRun = std::function<int()>;
 struct Command {
   std::string_view name;
   std::string_view description;  // one line, shown by `shardplan --help`
-  std::string_view example;       // one typical invocation
+  std::string_view example;      // one typical invocation
   // Declares the subcommand's options on `sub` and returns what runs it.
   CommandRun (*setup)(CLI::App& sub);
 };

@@ -39,10 +39,13 @@ std::string bash_script(const std::vector<CommandFlags>& commands) {
          "_shardplan() {\n"
          "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" flags\n"
          "  if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
-         "    COMPREPLY=($(compgen -W \"" + names + " --help --version\" -- \"$cur\"))\n"
+         "    COMPREPLY=($(compgen -W \"" +
+         names +
+         " --help --version\" -- \"$cur\"))\n"
          "    return\n"
          "  fi\n"
-         "  case \"${COMP_WORDS[1]}\" in\n" + cases +
+         "  case \"${COMP_WORDS[1]}\" in\n" +
+         cases +
          "    *) flags=\"\" ;;\n"
          "  esac\n"
          "  if [[ \"$cur\" == -* ]]; then\n"
@@ -64,10 +67,13 @@ std::string zsh_script(const std::vector<CommandFlags>& commands) {
          "_shardplan() {\n"
          "  local -a flags\n"
          "  if (( CURRENT == 2 )); then\n"
-         "    compadd -- " + names + " --help --version\n"
+         "    compadd -- " +
+         names +
+         " --help --version\n"
          "    return\n"
          "  fi\n"
-         "  case \"${words[2]}\" in\n" + cases +
+         "  case \"${words[2]}\" in\n" +
+         cases +
          "  esac\n"
          "  if [[ \"${words[CURRENT]}\" == -* ]]; then\n"
          "    compadd -- $flags\n"
@@ -90,9 +96,12 @@ CommandRun setup_completion(CLI::App& sub) {
   CLI::App* self = &sub;
   return [self, shell] {
     const auto flags = command_flags(*self->get_parent());
-    if (*shell == "bash") std::cout << bash_script(flags);
-    else if (*shell == "zsh") std::cout << zsh_script(flags);
-    else throw InputError(SourcePos{}, "completion", "expected bash or zsh, found '" + *shell + "'");
+    if (*shell == "bash")
+      std::cout << bash_script(flags);
+    else if (*shell == "zsh")
+      std::cout << zsh_script(flags);
+    else
+      throw InputError(SourcePos{}, "completion", "expected bash or zsh, found '" + *shell + "'");
     return static_cast<int>(ExitCode::kOk);
   };
 }

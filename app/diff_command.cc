@@ -4,16 +4,16 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "common/atomic_write.h"
 #include "common/error.h"
 #include "common/units.h"
-#include "planner/memory_basis.h"
 #include "config/plan_file.h"
 #include "diff/diff_gate.h"
-#include "diff/plan_diff.h"
-#include "output.h"
 #include "diff/diff_render.h"
 #include "diff/diff_report.h"
-#include "common/atomic_write.h"
+#include "diff/plan_diff.h"
+#include "output.h"
+#include "planner/memory_basis.h"
 
 namespace shardplan::app {
 
@@ -47,7 +47,9 @@ std::string fail_on_help() {
 
 int run(const DiffOptions& options) {
   const std::optional<DiffFormat> format = parse_name(kDiffFormatNames, options.format);
-  if (!format) throw InputError(SourcePos{}, "--format", unknown_name_message("format", options.format, names_of(kDiffFormatNames)));
+  if (!format)
+    throw InputError(SourcePos{}, "--format",
+                     unknown_name_message("format", options.format, names_of(kDiffFormatNames)));
   GateSettings settings;
   settings.tolerance = options.tolerance;
   settings.conditions = parse_fail_on(options.fail_on);
@@ -82,8 +84,7 @@ CommandRun setup_diff(CLI::App& sub) {
   sub.add_option("new", options->new_plan, "the plan to judge (e.g. the pull request's)")->required()->type_name("NEW");
   sub.add_option("--format", options->format, "text (default), json or markdown (for a pull-request comment)")
       ->type_name("FORMAT");
-  sub.add_option("--tolerance", options->tolerance,
-                 "max-rank perf rise allowed before exit 1: 2% or 0.02 (default 0)")
+  sub.add_option("--tolerance", options->tolerance, "max-rank perf rise allowed before exit 1: 2% or 0.02 (default 0)")
       ->type_name("RATIO");
   sub.add_option("--fail-on", options->fail_on, "also exit 1 when a condition holds (repeatable, comma-separated)")
       ->type_name("COND")
@@ -99,8 +100,8 @@ CommandRun setup_diff(CLI::App& sub) {
       "removed ranks) and the summary. Memory is on one basis in every output:\n  " +
       std::string(kMemoryBasisText) +
       ".\n\n"
-      "Conditions for --fail-on (RATIO: 90% or 0.9; MS: 2.5ms; SIZE: 12GiB, where\n" + kSizeUnitsNote + "):\n" +
-      fail_on_help() +
+      "Conditions for --fail-on (RATIO: 90% or 0.9; MS: 2.5ms; SIZE: 12GiB, where\n" +
+      kSizeUnitsNote + "):\n" + fail_on_help() +
       "\nExamples:\n"
       "  shardplan diff main-plan.json plan.json\n"
       "  shardplan diff main-plan.json plan.json --tolerance 1% --fail-on sharding-type-change,hbm-over=90%\n"

@@ -6,11 +6,11 @@
 #include "common/error.h"
 #include "input_options.h"
 #include "output.h"
-#include "planner_output/options_json.h"
 #include "planner/enumerator.h"
 #include "planner/run.h"
 #include "planner/topology.h"
 #include "planner_flags.h"
+#include "planner_output/options_json.h"
 
 namespace shardplan::app {
 
@@ -39,8 +39,7 @@ int run(const EnumerateOptions& options) {
     std::cerr << "error: no sharding option: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
-  std::string text = *format == OptionsFormat::kJson ? options_to_json(found).dump(2) + "\n"
-                                              : options_to_text(found);
+  std::string text = *format == OptionsFormat::kJson ? options_to_json(found).dump(2) + "\n" : options_to_text(found);
   write_output(options.output, text);
   return static_cast<int>(ExitCode::kOk);
 }
@@ -66,7 +65,8 @@ CommandRun setup_enumerate(CLI::App& sub) {
       "are those of torchrec's goldens (schemas/enumerate.schema.json).\n\n"
       "Examples:\n"
       "  shardplan enumerate --config configs/quickstart.json --format text\n"
-      "  shardplan enumerate --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-1x8-80g.yaml -o options.json\n");
+      "  shardplan enumerate --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-1x8-80g.yaml -o "
+      "options.json\n");
   return [options] {
     // A failed run (bad input, or no option at all: exit 1 without output) leaves no earlier output.
     return run_removing_stale_output(options->output, input_paths(options->inputs), [&] {

@@ -9,16 +9,16 @@
 #include "common/thread_pool.h"
 #include "input_options.h"
 #include "output.h"
-#include "planner_output/bound_report.h"
-#include "planner_output/explained_memory.h"
-#include "planner_output/explanation_output.h"
-#include "planner_output/failure_text.h"
+#include "planner/advice/table_explanation.h"
 #include "planner/bounds/bottleneck.h"
 #include "planner/memory_basis.h"
 #include "planner/rank_load.h"
 #include "planner/run.h"
-#include "planner/advice/table_explanation.h"
 #include "planner_flags.h"
+#include "planner_output/bound_report.h"
+#include "planner_output/explained_memory.h"
+#include "planner_output/explanation_output.h"
+#include "planner_output/failure_text.h"
 
 namespace shardplan::app {
 
@@ -85,7 +85,8 @@ int run(const ExplainOptions& options) {
     for (const auto& t : run.result.failure->tables) fqns.push_back(t.fqn);
   }
   std::vector<TableExplanation> explained;
-  for (const auto& fqn : fqns) explained.push_back(explain_table({run.result, run.search_space, run.topology, run.ok()}, input, recorder, fqn));
+  for (const auto& fqn : fqns)
+    explained.push_back(explain_table({run.result, run.search_space, run.topology, run.ok()}, input, recorder, fqn));
   if (!explained.empty()) {
     // With a plan: where its bottleneck is and how far it is from the lower bound.
     const bool has_plan = run.ok() && !run.result.plan.empty();

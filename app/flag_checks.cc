@@ -45,7 +45,8 @@ void check_flag_names(const CLI::App& app, const std::string& command, const std
   for (const std::string& arg : args) {
     if (arg == "--") return;
     // A negative number, or percentage ("-1%", refused later with its reason), is a value.
-    if (arg.size() < 2 || arg[0] != '-' || is_number(arg) || (arg.back() == '%' && is_number(arg.substr(0, arg.size() - 1))))
+    if (arg.size() < 2 || arg[0] != '-' || is_number(arg) ||
+        (arg.back() == '%' && is_number(arg.substr(0, arg.size() - 1))))
       continue;
     std::string flag = arg.substr(0, arg.find('='));
     // "-ofile" is -o with its value attached.
@@ -66,8 +67,8 @@ void add_number_checks(CLI::App& app) {
   for (CLI::Option* option : app.get_options()) {
     if (option->get_type_name() == "N")
       option->check(CLI::Validator(
-          [](std::string& text) { return is_integer(text) ? "" : "expected an integer, found '" + text + "'"; },
-          "", "integer"));
+          [](std::string& text) { return is_integer(text) ? "" : "expected an integer, found '" + text + "'"; }, "",
+          "integer"));
     else if (option->get_type_name() == "X")
       option->check(CLI::Validator(
           [](std::string& text) { return is_number(text) ? "" : "expected a number, found '" + text + "'"; }, "",

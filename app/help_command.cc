@@ -11,8 +11,7 @@ namespace shardplan::app {
 
 CommandRun setup_help(CLI::App& sub) {
   auto command = std::make_shared<std::string>();
-  sub.add_option("command", *command, "the command to describe (default: the list of commands)")
-      ->type_name("COMMAND");
+  sub.add_option("command", *command, "the command to describe (default: the list of commands)")->type_name("COMMAND");
   auto man = std::make_shared<bool>(false);
   sub.add_flag("--man", *man, "print the manual page (roff, from the command table; `man -l -` reads it)");
   sub.footer("Examples:\n  shardplan help\n  shardplan help plan\n  shardplan help --man | man -l -");
@@ -39,8 +38,9 @@ CommandRun setup_help(CLI::App& sub) {
       names.emplace_back(c.name);
     }
     const std::string suggestion = closest_name(*command, names);
-    throw InputError(SourcePos{}, "help", "unknown command '" + *command + "'" +
-                                              (suggestion.empty() ? "" : ", did you mean '" + suggestion + "'?"));
+    throw InputError(
+        SourcePos{}, "help",
+        "unknown command '" + *command + "'" + (suggestion.empty() ? "" : ", did you mean '" + suggestion + "'?"));
   };
 }
 

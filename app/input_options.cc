@@ -7,13 +7,14 @@
 namespace shardplan::app {
 
 void add_input_options(CLI::App& sub, InputOptions& options) {
-  auto* model = sub.add_option("--model", options.model, "model description (YAML or JSON; - for stdin)")->type_name("FILE");
+  auto* model =
+      sub.add_option("--model", options.model, "model description (YAML or JSON; - for stdin)")->type_name("FILE");
   auto* topology = sub.add_option("--topology", options.topology, "topology (YAML or JSON)")->type_name("FILE");
-  auto* planner =
-      sub.add_option("--planner", options.planner, "planner options (default: the model's planner: key)")
-          ->type_name("FILE");
-  auto* config = sub.add_option("--config", options.config, "one-file case with model, topology and planner keys (- for stdin)")
-                     ->type_name("CASE");
+  auto* planner = sub.add_option("--planner", options.planner, "planner options (default: the model's planner: key)")
+                      ->type_name("FILE");
+  auto* config =
+      sub.add_option("--config", options.config, "one-file case with model, topology and planner keys (- for stdin)")
+          ->type_name("CASE");
   config->excludes(model)->excludes(topology)->excludes(planner);
 }
 

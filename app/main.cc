@@ -10,8 +10,8 @@
 #include "common/error.h"
 #include "common/names.h"
 #include "common/out_of_memory.h"
-#include "flag_checks.h"
 #include "config/limits.h"
+#include "flag_checks.h"
 
 namespace {
 

@@ -39,14 +39,17 @@ std::string man_page(const CLI::App& top) {
       << ".SH NAME\nshardplan \\- plan the sharding of embedding tables as torchrec's planner does\n"
       << ".SH SYNOPSIS\n.B shardplan\n.I COMMAND\n[\\fIOPTIONS\\fR]\n.br\n.B shardplan\n"
       << "[\\fB\\-\\-help\\fR | \\fB\\-\\-version\\fR]\n"
-      << ".SH DESCRIPTION\n" << man_escaped(top.get_description()) << "\n"
+      << ".SH DESCRIPTION\n"
+      << man_escaped(top.get_description()) << "\n"
       << ".PP\nAn input file named \\fB\\-\\fR is read from standard input. "
       << "The documentation of every input and output format is in the docs/ folder of the source tree.\n"
       << ".SH COMMANDS\n";
   for (const auto& c : commands()) {
     const std::string name(c.name);
-    out << ".SS " << name << "\n" << man_escaped(std::string(c.description)) << "\n"
-        << ".PP\nExample:\n" << man_verbatim(std::string(c.example));
+    out << ".SS " << name << "\n"
+        << man_escaped(std::string(c.description)) << "\n"
+        << ".PP\nExample:\n"
+        << man_verbatim(std::string(c.example));
     if (const CLI::App* sub = top.get_subcommand(name))
       out << man_verbatim(sub->get_formatter()->make_help(sub, "shardplan " + name, CLI::AppFormatMode::Normal));
   }

@@ -40,8 +40,7 @@ void print_timings(const PhaseTimes& phases) {
   double total = 0;
   for (const auto& [name, seconds] : phases.phases()) total += seconds;
   std::cerr << "timings (wall):\n";
-  for (const auto& [name, seconds] : phases.phases())
-    std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
+  for (const auto& [name, seconds] : phases.phases()) std::cerr << fmt::format("  {:>9.4f} s  {}\n", seconds, name);
   std::cerr << fmt::format("  {:>9.4f} s  total\n", total);
 }
 

@@ -30,7 +30,8 @@ int run(const PipelineCommandOptions& options) {
   const pipeline::PipelineInput input = pipeline::read_pipeline_input(options.input);
   phases.mark("read the input");
   if (options.suggest) {
-    if (options.show < 1) throw InputError(SourcePos{}, "--show", "expected 1 or more, found " + std::to_string(options.show));
+    if (options.show < 1)
+      throw InputError(SourcePos{}, "--show", "expected 1 or more, found " + std::to_string(options.show));
     const pipeline::Suggestions suggestions = pipeline::suggest(input);
     write_output(options.output, pipeline::render_suggestions(suggestions, input, options.show));
     phases.mark("try the configurations");
@@ -62,7 +63,8 @@ CommandRun setup_pipeline(CLI::App& sub) {
   sub.add_option("-i,--input", options->input, "the model's layers, batch, devices and options (YAML or JSON)")
       ->required()
       ->type_name("FILE");
-  sub.add_option("-o,--output", options->output, "write the plan here, atomically (default: stdout)")->type_name("FILE");
+  sub.add_option("-o,--output", options->output, "write the plan here, atomically (default: stdout)")
+      ->type_name("FILE");
   sub.add_flag("--suggest", options->suggest,
                "instead of one plan: try stage counts up to devices.count x chunks x schedule, print the best by step "
                "time and why the others lose");
@@ -80,9 +82,8 @@ CommandRun setup_pipeline(CLI::App& sub) {
       "Exit codes: 0 plan written; 1 no partition fits, blockpartition failed, or a stage does\n"
       "not fit its device (the plan is still written); 2 bad input or usage (Pipe's exception\n"
       "kind and message, e.g. 'ValueError: number of chunks must be positive integer').");
-  return [options] {
-    return run_removing_stale_output(options->output, {options->input}, [&] { return run(*options); });
-  };
+  return
+      [options] { return run_removing_stale_output(options->output, {options->input}, [&] { return run(*options); }); };
 }
 
 }  // namespace shardplan::app

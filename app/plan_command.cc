@@ -15,14 +15,14 @@
 #include "common/out_of_memory.h"
 #include "common/phase_times.h"
 #include "common/stream_write.h"
+#include "common/thread_pool.h"
 #include "input_options.h"
 #include "output.h"
-#include "planner_output/plan_report.h"
-#include "planner_output/run_outputs.h"
-#include "common/thread_pool.h"
-#include "planner_output/failure_text.h"
 #include "planner/run.h"
 #include "planner_flags.h"
+#include "planner_output/failure_text.h"
+#include "planner_output/plan_report.h"
+#include "planner_output/run_outputs.h"
 #include "progress_line.h"
 
 namespace shardplan::app {
@@ -49,14 +49,15 @@ void remove_stale_plan(const PlanOptions& options) {
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(path, ec);
   if (ec || !(fs::is_regular_file(status) || fs::is_symlink(status))) return;
-  for (const std::string* input : {&options.inputs.model, &options.inputs.topology, &options.inputs.planner,
-                                   &options.inputs.config})
+  for (const std::string* input :
+       {&options.inputs.model, &options.inputs.topology, &options.inputs.planner, &options.inputs.config})
     if (!input->empty() && *input != "-" && fs::equivalent(*input, path, ec)) return;
   fs::remove(path, ec);
 }
 
 int plan_and_write(const PlanOptions& options, StatsFormat stats_format, ProgressLine& progress) {
-  if (options.threads < 0) throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
+  if (options.threads < 0)
+    throw InputError(SourcePos{}, "--threads", "expected 0 or more, found " + std::to_string(options.threads));
   PhaseTimes phases;
   progress.set_stage("reading the inputs");
   PlanningInput input = load_input_options(options.inputs);
@@ -149,7 +150,8 @@ CommandRun setup_plan(CLI::App& sub) {
       "timing: the same inputs give byte-identical output.\n\n"
       "Examples:\n"
       "  shardplan plan --config configs/quickstart.json\n"
-      "  shardplan plan --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-2x8-80g.yaml -o plan.json\n"
+      "  shardplan plan --model configs/dlrm-criteo-terabyte.yaml --topology configs/topology-2x8-80g.yaml -o "
+      "plan.json\n"
       "  shardplan plan --config case.json --partitioner memory_balanced --proposers greedy --stats none\n"
       "  shardplan plan --config case.json --partitioner optimizing -o plan.json   # better plans than torchrec's\n\n"
       "Exit codes: 0 plan written, 1 no feasible plan (the error names the tables that do not fit),\n"

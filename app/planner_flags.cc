@@ -16,8 +16,7 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
   sub.add_option("--storage-reservation", o.storage_reservation,
                  "storage reservation: " + joined_names(kReservationPolicyNames, " | "))
       ->type_name("NAME");
-  sub.add_option("--reservation-percentage", o.reservation_percentage,
-                 "share of HBM reserved: 15% or 0.15 (default)")
+  sub.add_option("--reservation-percentage", o.reservation_percentage, "share of HBM reserved: 15% or 0.15 (default)")
       ->type_name("RATIO");
   sub.add_option("--sort-by", o.sort_by, "greedy partitioner order: " + joined_names(kGreedySortByNames, " | "))
       ->type_name("KEY");
@@ -31,8 +30,7 @@ void add_planner_overrides(CLI::App& sub, PlannerOverrides& o) {
   sub.add_option("--batch-size", o.batch_size, "per-rank batch size")->type_name("N");
   sub.add_option("--world-size", o.world_size, "number of ranks")->type_name("N");
   sub.add_option("--local-world-size", o.local_world_size, "ranks per host")->type_name("N");
-  sub.add_option("--hbm-cap", o.hbm_cap,
-                 std::string("HBM per rank with a unit, e.g. '80GiB'; ") + kSizeUnitsNote)
+  sub.add_option("--hbm-cap", o.hbm_cap, std::string("HBM per rank with a unit, e.g. '80GiB'; ") + kSizeUnitsNote)
       ->type_name("SIZE");
   sub.add_option("--ddr-cap", o.ddr_cap, "DDR per rank with a unit, e.g. '512GiB'")->type_name("SIZE");
 }

@@ -4,10 +4,10 @@
 #include <memory>
 
 #include "commands.h"
-#include "output.h"
 #include "common/atomic_write.h"
 #include "common/error.h"
 #include "common/phase_times.h"
+#include "output.h"
 #include "propagation/driver.h"
 #include "propagation/program_reader.h"
 #include "propagation/propagate.h"
@@ -64,7 +64,8 @@ int run(CLI::App& sub, PropagateArgs& args) {
 
 CommandRun setup_propagate(CLI::App& sub) {
   auto args = std::make_shared<PropagateArgs>();
-  sub.add_option("--input,-i", args->input, "the program: a StableHLO/sdy MLIR module (.mlir, as JAX prints it), or JSON/YAML")
+  sub.add_option("--input,-i", args->input,
+                 "the program: a StableHLO/sdy MLIR module (.mlir, as JAX prints it), or JSON/YAML")
       ->required()
       ->type_name("FILE");
   sub.add_option("--strategy", args->strategy,
@@ -83,8 +84,11 @@ CommandRun setup_propagate(CLI::App& sub) {
                "op-priority (and user-priority's rounds) run plain aggressive propagation");
   sub.add_option("--output,-o", args->output, "write the result here (atomically) instead of stdout")
       ->type_name("FILE");
-  sub.add_flag("--timings", args->timings, "print the wall time of each phase (read, propagate, render, write) to stderr");
-  sub.add_option("--format", args->format, "json (default) | text: each tensor, its sharding, what set it, collectives | mlir: the MLIR input with its shardings")
+  sub.add_flag("--timings", args->timings,
+               "print the wall time of each phase (read, propagate, render, write) to stderr");
+  sub.add_option("--format", args->format,
+                 "json (default) | text: each tensor, its sharding, what set it, collectives | mlir: the MLIR input "
+                 "with its shardings")
       ->type_name("FORMAT");
   sub.footer(
       "Example (a 2-layer MLP on a data x model mesh, see docs/commands/propagate.md):\n"

@@ -26,9 +26,7 @@ int run(const ShowOptions& options) {
 
 CommandRun setup_show(CLI::App& sub) {
   auto options = std::make_shared<ShowOptions>();
-  sub.add_option("plan", options->plan, "a plan file written by `shardplan plan`")
-      ->required()
-      ->type_name("PLAN");
+  sub.add_option("plan", options->plan, "a plan file written by `shardplan plan`")->required()->type_name("PLAN");
   sub.add_option("-o,--output", options->output, "write the text here (default: stdout)")->type_name("FILE");
   sub.footer(
       "Prints, within 100 columns, one row per table (sharding type as torchrec abbreviates it,\n"
@@ -39,9 +37,8 @@ CommandRun setup_show(CLI::App& sub) {
       "  shardplan plan --config configs/quickstart.json -o plan.json && shardplan show plan.json\n"
       "  shardplan show plan.json | less -S\n\n"
       "Exit codes: 0 shown, 2 the file is not a readable plan (file:line:col: key.path: message).");
-  return [options] {
-    return run_removing_stale_output(options->output, {options->plan}, [&] { return run(*options); });
-  };
+  return
+      [options] { return run_removing_stale_output(options->output, {options->plan}, [&] { return run(*options); }); };
 }
 
 }  // namespace shardplan::app

@@ -70,7 +70,7 @@ void remove_unlocked_sweep_output(const SweepOptions& o) {
   inputs.push_back(o.request.sweep_file);
   const std::string& output = o.request.output;
   const int fd = output.empty() || output == "-" ? -1 : ::open(output.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;  // nothing there (or stdout)
+  if (fd < 0) return;                                                            // nothing there (or stdout)
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) remove_stale_output(output, inputs);  // removed under our lock
   ::close(fd);
 }
@@ -79,8 +79,8 @@ void remove_unlocked_sweep_output(const SweepOptions& o) {
 // this run's (or, when its lock is refused, another sweep's), never a stale one.
 int run_sweep(const SweepOptions& o, bool& reached_output) {
   SweepProgress progress(STDERR_FILENO, progress_line_wanted(STDERR_FILENO, false), progress_first_draw_after());
-  const SweepOutcome outcome =
-      run_sweep_request(o.request, [&] { return load_sweep_inputs(o.inputs); }, &progress, &reached_output);
+  const SweepOutcome outcome = run_sweep_request(
+      o.request, [&] { return load_sweep_inputs(o.inputs); }, &progress, &reached_output);
   progress.clear();
   if (!o.no_summary) write_whole(STDERR_FILENO, render_sweep_summary(outcome.table, outcome.elapsed_seconds));
   return static_cast<int>(ExitCode::kOk);
@@ -91,10 +91,10 @@ int run_sweep(const SweepOptions& o, bool& reached_output) {
 CommandRun setup_sweep(CLI::App& sub) {
   auto options = std::make_shared<SweepOptions>();
   add_input_options(sub, options->inputs);
-  sub.add_option(
-         "--set", options->request.sets,
-         "sweep FIELD over the values V1,V2,... (repeatable; integer fields also take ranges A..B:STEP and "
-         "A..B:*FACTOR; fields: " + joined_names(kSweepFieldNames, ", ") + ")")
+  sub.add_option("--set", options->request.sets,
+                 "sweep FIELD over the values V1,V2,... (repeatable; integer fields also take ranges A..B:STEP and "
+                 "A..B:*FACTOR; fields: " +
+                     joined_names(kSweepFieldNames, ", ") + ")")
       ->type_name("FIELD=V1,V2")
       ->allow_extra_args(false);
   sub.add_option("--sweep", options->request.sweep_file, "the grid as a file (YAML or JSON; schemas/sweep.schema.json)")

@@ -32,9 +32,7 @@ void SweepProgress::points_to_plan(std::size_t count) {
 
 SweepProgress::~SweepProgress() { clear(); }
 
-double SweepProgress::elapsed_seconds() const {
-  return std::chrono::duration<double>(Clock::now() - start_).count();
-}
+double SweepProgress::elapsed_seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
 void SweepProgress::point_done(bool feasible) {
   ++done_;

@@ -6,8 +6,8 @@
 #include "common/error.h"
 #include "config/loader.h"
 #include "config/plan_file.h"
-#include "validate/plan_model_check.h"
 #include "stdin_input.h"
+#include "validate/plan_model_check.h"
 
 namespace shardplan::app {
 
@@ -41,15 +41,17 @@ int check_plan_against_model(const ValidateOptions& options) {
     model = std::move(input.model);
     world_size = input.topology.world_size;
   } else {
-    throw InputError(SourcePos{}, "--plan", "expected a case, a model, or a model and a topology after the plan, found " +
-                                                std::to_string(options.files.size()) + " files");
+    throw InputError(SourcePos{}, "--plan",
+                     "expected a case, a model, or a model and a topology after the plan, found " +
+                         std::to_string(options.files.size()) + " files");
   }
   std::vector<Diagnostic> problems;
   for (std::string& difference : plan_model_differences(plan, model, world_size)) {
     // A difference about one table ("<fqn>: ...") is reported at that table's entry.
     SourcePos pos{options.plan, 0, 0};
     for (const PlanFileTable& table : plan.tables)
-      if (table.line > 0 && difference.rfind(table.fqn() + ": ", 0) == 0) pos = SourcePos{options.plan, table.line, table.column};
+      if (table.line > 0 && difference.rfind(table.fqn() + ": ", 0) == 0)
+        pos = SourcePos{options.plan, table.line, table.column};
     problems.push_back(Diagnostic{pos, "", std::move(difference)});
   }
   if (!problems.empty()) throw InputError(std::move(problems));
@@ -79,8 +81,9 @@ int run(const ValidateOptions& options) {
 CommandRun setup_validate(CLI::App& sub) {
   auto options = std::make_shared<ValidateOptions>();
   sub.add_option("files", options->files, "input files (YAML or JSON; - for stdin)")->required()->type_name("FILE");
-  sub.add_option("--kind", options->kind, "what the files hold: model, topology, planner or case (default: "
-                                          "recognised from the top-level keys)")
+  sub.add_option("--kind", options->kind,
+                 "what the files hold: model, topology, planner or case (default: "
+                 "recognised from the top-level keys)")
       ->type_name("KIND");
   sub.add_option("--plan", options->plan,
                  "check this plan file against the model the FILEs hold (a case, a model, or a model and a "

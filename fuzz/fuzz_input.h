@@ -15,7 +15,7 @@ namespace shardplan::fuzz {
 // The first byte picks the syntax (even: YAML, odd: JSON), so one corpus feeds
 // both readers; the rest is the file's text.
 struct FuzzText {
-  std::string file;       // "input.yaml" or "input.json"
+  std::string file;  // "input.yaml" or "input.json"
   std::string_view text;
 };
 

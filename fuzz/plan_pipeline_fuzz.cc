@@ -11,8 +11,8 @@
 #include "common/error.h"
 #include "config/loader.h"
 #include "fuzz_input.h"
-#include "planner_output/run_outputs.h"
 #include "planner/run.h"
+#include "planner_output/run_outputs.h"
 
 namespace {
 
@@ -37,8 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto input = shardplan::fuzz::split_input(data, size);
   // load_case reads a file: one scratch file per fuzzing process, its extension
   // picking the syntax as for a user's file.
-  const std::string file = "/tmp/shardplan-fuzz-" + std::to_string(::getpid()) +
-                           input.file.substr(input.file.rfind('.'));
+  const std::string file =
+      "/tmp/shardplan-fuzz-" + std::to_string(::getpid()) + input.file.substr(input.file.rfind('.'));
   {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out.write(input.text.data(), static_cast<std::streamsize>(input.text.size()));

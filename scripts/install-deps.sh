@@ -7,13 +7,14 @@ set -euo pipefail
 packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-dev catch2 python3 python3-jsonschema
           python3-dev pybind11-dev)  # the Python package (python/, scripts/quickstart.sh)
 # Options add what only some scripts use:
-#   --for-tests  headless chromium, for the report screenshot test (scripts/test.sh)
+#   --for-tests  headless chromium, for the report screenshot test, and clang-format, for
+#                scripts/check-format (both run by scripts/test.sh)
 #   --for-fuzz   clang and its sanitizer and libFuzzer runtimes (scripts/test-sanitized,
 #                scripts/fuzz). libclang-rt-dev is only a recommendation of clang, so
 #                --no-install-recommends alone leaves -fsanitize unable to link.
 for option in "$@"; do
   case "$option" in
-    --for-tests) packages+=(chromium) ;;
+    --for-tests) packages+=(chromium clang-format) ;;
     --for-fuzz) packages+=(clang libclang-rt-dev) ;;
     *) echo "install-deps: unknown option '$option' (expected --for-tests or --for-fuzz)" >&2; exit 2 ;;
   esac

@@ -11,6 +11,7 @@ fi
 scripts/install-deps.sh --for-tests
 SHARDPLAN_WERROR=ON scripts/build.sh  # CI: a warning fails the build
 scripts/check-unity  # every target as one unit: a file-scope name clash fails now
+scripts/check-format  # every C++ file as .clang-format says
 (cd build && ctest --output-on-failure -j"$(nproc)" "$@")
 # Then the suite under ASan+UBSan and each fuzz target for 20 s (SHARDPLAN_SANITIZED=0 skips).
 if [ "${SHARDPLAN_SANITIZED:-1}" != 0 ]; then

@@ -59,7 +59,8 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);  // follows symlinks
   if (!ec && fs::exists(status) && !fs::is_regular_file(status)) {
-    if (fs::is_directory(status)) throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected a file to write");
+    if (fs::is_directory(status))
+      throw InputError(SourcePos{path, 0, 0}, "", "is a directory, expected a file to write");
     write_in_place(path, content);
     return;
   }
@@ -84,7 +85,8 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   if (::rename(temp.c_str(), target.c_str()) != 0) {
     const int rename_errno = errno;
     ::unlink(temp.c_str());
-    throw InputError(SourcePos{path, 0, 0}, "", std::string("cannot replace output file: ") + std::strerror(rename_errno));
+    throw InputError(SourcePos{path, 0, 0}, "",
+                     std::string("cannot replace output file: ") + std::strerror(rename_errno));
   }
 }
 

@@ -10,8 +10,8 @@ namespace shardplan {
 // An axis from 0 (or `low`) to a round top, with round ticks in 1-2-5 steps.
 struct AxisTicks {
   double low = 0;
-  double high = 1;               // the axis' top: the last tick, >= the data's maximum
-  std::vector<double> ticks;     // low, low + step, ..., high
+  double high = 1;            // the axis' top: the last tick, >= the data's maximum
+  std::vector<double> ticks;  // low, low + step, ..., high
   double step = 1;
 };
 

@@ -38,8 +38,8 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
   return best;
 }
 
-std::string unknown_name_message(std::string_view what, std::string_view text,
-                                 const std::vector<std::string>& known, std::string_view list_label) {
+std::string unknown_name_message(std::string_view what, std::string_view text, const std::vector<std::string>& known,
+                                 std::string_view list_label) {
   std::string message = "unknown " + std::string(what) + " '" + std::string(text) + "'";
   const std::string suggestion = closest_name(text, known);
   if (!suggestion.empty()) return message + ", did you mean '" + suggestion + "'?";

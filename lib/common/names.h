@@ -188,8 +188,7 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
 
 // The one wording of an unknown name: "unknown <what> 'text', did you mean 'z'?",
 // or "unknown <what> 'text' (<list_label>: a, b, c)" when no known name is close.
-std::string unknown_name_message(std::string_view what, std::string_view text,
-                                 const std::vector<std::string>& known,
+std::string unknown_name_message(std::string_view what, std::string_view text, const std::vector<std::string>& known,
                                  std::string_view list_label = "expected one of");
 
 }  // namespace shardplan

@@ -18,7 +18,8 @@ std::string memory_limit_text() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page_size = ::sysconf(_SC_PAGESIZE);
   if (pages > 0 && page_size > 0)
-    return fmt::format("RAM: {} MiB", (static_cast<unsigned long long>(pages) * static_cast<unsigned long long>(page_size)) >> 20);
+    return fmt::format("RAM: {} MiB",
+                       (static_cast<unsigned long long>(pages) * static_cast<unsigned long long>(page_size)) >> 20);
   return "the memory available";
 }
 

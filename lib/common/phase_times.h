@@ -21,9 +21,7 @@ class PhaseTimes {
   }
   // Restarts the clock without recording (time spent elsewhere).
   void restart() { last_ = Clock::now(); }
-  void append(const PhaseTimes& other) {
-    phases_.insert(phases_.end(), other.phases_.begin(), other.phases_.end());
-  }
+  void append(const PhaseTimes& other) { phases_.insert(phases_.end(), other.phases_.begin(), other.phases_.end()); }
   const std::vector<std::pair<std::string, double>>& phases() const { return phases_; }
 
  private:

@@ -15,10 +15,20 @@ struct SipState {
   std::uint64_t v2 = 0x6c7967656e657261ULL;
   std::uint64_t v3 = 0x7465646279746573ULL;
   void round() {
-    v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
-    v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
-    v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
-    v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+    v0 += v1;
+    v1 = rotl(v1, 13);
+    v1 ^= v0;
+    v0 = rotl(v0, 32);
+    v2 += v3;
+    v3 = rotl(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = rotl(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = rotl(v1, 17);
+    v1 ^= v2;
+    v2 = rotl(v2, 32);
   }
   void absorb(std::uint64_t m) {
     v3 ^= m;
@@ -105,13 +115,12 @@ class PySet {
 
 std::uint64_t python_str_hash(const std::string& text) {
   if (text.empty()) return 0;  // CPython special-cases the empty string
-  SipState s;  // the key is all zeros under PYTHONHASHSEED=0
+  SipState s;                  // the key is all zeros under PYTHONHASHSEED=0
   const std::size_t n = text.size();
   std::size_t i = 0;
   for (; i + 8 <= n; i += 8) {
     std::uint64_t m = 0;
-    for (int b = 0; b < 8; ++b)
-      m |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[i + b])) << (8 * b);
+    for (int b = 0; b < 8; ++b) m |= static_cast<std::uint64_t>(static_cast<unsigned char>(text[i + b])) << (8 * b);
     s.absorb(m);
   }
   std::uint64_t last = static_cast<std::uint64_t>(n & 0xff) << 56;
@@ -135,8 +144,7 @@ const std::vector<std::string>& SetIntersectionMemo::intersection(const std::vec
   return answered_.back().answer;
 }
 
-std::vector<std::string> python_set_intersection(const std::vector<std::string>& a,
-                                                 const std::vector<std::string>& b) {
+std::vector<std::string> python_set_intersection(const std::vector<std::string>& a, const std::vector<std::string>& b) {
   PySet left(a);
   PySet right(b);
   // CPython walks the smaller set (the right one on a tie) and adds its members

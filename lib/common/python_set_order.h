@@ -16,8 +16,7 @@ namespace shardplan {
 std::uint64_t python_str_hash(const std::string& text);
 
 // list(set(a) & set(b)) as CPython >= 3.11 orders it under PYTHONHASHSEED=0.
-std::vector<std::string> python_set_intersection(const std::vector<std::string>& a,
-                                                 const std::vector<std::string>& b);
+std::vector<std::string> python_set_intersection(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
 // python_set_intersection with its answers remembered: every table of a model
 // asks the same few questions (its constraint's kernels against the sharder's),
@@ -25,8 +24,7 @@ std::vector<std::string> python_set_intersection(const std::vector<std::string>&
 // caller, used by one thread at a time.
 class SetIntersectionMemo {
  public:
-  const std::vector<std::string>& intersection(const std::vector<std::string>& a,
-                                               const std::vector<std::string>& b);
+  const std::vector<std::string>& intersection(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
  private:
   struct Answered {

@@ -93,8 +93,7 @@ ThreadPool::ThreadPool(int threads)
 ThreadPool::~ThreadPool() = default;
 
 void ThreadPool::parallel_for(std::size_t n, int threads, const std::function<void(std::size_t)>& fn) {
-  const std::size_t workers =
-      std::min<std::size_t>(n, static_cast<std::size_t>(std::clamp(threads, 1, threads_)));
+  const std::size_t workers = std::min<std::size_t>(n, static_cast<std::size_t>(std::clamp(threads, 1, threads_)));
   if (workers <= 1) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;

@@ -82,8 +82,8 @@ std::optional<std::int64_t> parse_size_flag(std::string_view text, std::string* 
   }
   if (parts->second.empty()) {
     const std::string number(trim(text));
-    set(error, "a size needs a unit, found '" + number + "': did you mean '" + number + "GiB'? (" + kSizeUnitsNote +
-                   ")");
+    set(error,
+        "a size needs a unit, found '" + number + "': did you mean '" + number + "GiB'? (" + kSizeUnitsNote + ")");
     return std::nullopt;
   }
   return parse_size_bytes(text, error);

@@ -71,13 +71,13 @@ Json model_json(const ModelConfig& m) {
   for (const ModuleConfig& module : m.modules) {
     Json tables = Json::array();
     for (const TableConfig& t : module.tables)
-      tables.push_back(Json{{"name", t.name},
-                            {"num_embeddings", t.num_embeddings},
-                            {"embedding_dim", t.embedding_dim},
-                            {"data_type", std::string(to_string(t.data_type))},
-                            // An empty list plans as the omitted key, which the loader reads as [name].
-                            {"feature_names", t.feature_names.empty() ? std::vector<std::string>{t.name}
-                                                                      : t.feature_names}});
+      tables.push_back(
+          Json{{"name", t.name},
+               {"num_embeddings", t.num_embeddings},
+               {"embedding_dim", t.embedding_dim},
+               {"data_type", std::string(to_string(t.data_type))},
+               // An empty list plans as the omitted key, which the loader reads as [name].
+               {"feature_names", t.feature_names.empty() ? std::vector<std::string>{t.name} : t.feature_names}});
     modules.push_back(Json{{"path", module.path}, {"kind", std::string(to_string(module.kind))}, {"tables", tables}});
   }
   j["modules"] = std::move(modules);
@@ -118,10 +118,11 @@ Json planner_json(const PlannerOptions& p) {
                           {"balance_modules", p.partitioner.balance_modules},
                           {"max_search_count", p.partitioner.max_search_count},
                           {"tolerance", p.partitioner.tolerance}};
-  j["storage_reservation"] = Json{{"policy", std::string(to_string(p.storage_reservation.policy))},
-                                  {"percentage", p.storage_reservation.percentage},
-                                  {"parameter_multiplier", p.storage_reservation.parameter_multiplier},
-                                  {"dense_tensor_estimate", optional_json(p.storage_reservation.dense_tensor_estimate)}};
+  j["storage_reservation"] =
+      Json{{"policy", std::string(to_string(p.storage_reservation.policy))},
+           {"percentage", p.storage_reservation.percentage},
+           {"parameter_multiplier", p.storage_reservation.parameter_multiplier},
+           {"dense_tensor_estimate", optional_json(p.storage_reservation.dense_tensor_estimate)}};
   j["is_inference"] = p.is_inference;
   j["greedy_threshold"] = optional_json(p.greedy_threshold);
   return j;

@@ -79,7 +79,7 @@ struct PartitionerOptions {
 struct StorageReservationOptions {
   ReservationPolicy policy = ReservationPolicy::kHeuristical;
   double percentage = 0.15;
-  double parameter_multiplier = 6.0;   // heuristical
+  double parameter_multiplier = 6.0;                  // heuristical
   std::optional<std::int64_t> dense_tensor_estimate;  // bytes
 };
 
@@ -101,7 +101,7 @@ struct ModelConfig {
   std::vector<ModuleConfig> modules;
   DenseConfig dense;
   std::map<std::string, ParameterConstraintsConfig> constraints;  // by table name
-  std::optional<PlannerOptions> planner;  // a `planner:` key inside the model file
+  std::optional<PlannerOptions> planner;                          // a `planner:` key inside the model file
 };
 
 // Topology as written; bandwidths in bytes/ms, capacities in bytes.

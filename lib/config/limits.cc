@@ -15,8 +15,7 @@ void check_table_elements(NodeReader& reader, const YAML::Node& table_node, cons
                     std::to_string(kMaxTableElements) + " (shardplan's limit)");
 }
 
-void check_model_size(NodeReader& reader, const ModelConfig& model,
-                      const std::string& path) {
+void check_model_size(NodeReader& reader, const ModelConfig& model, const std::string& path) {
   std::int64_t tables = 0;
   std::int64_t elements = 0;
   for (std::size_t m = 0; m < model.modules.size(); ++m) {

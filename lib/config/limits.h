@@ -44,8 +44,7 @@ void check_table_elements(NodeReader& reader, const YAML::Node& table_node, cons
                           const TableConfig& table);
 // Reports a model of more than kMaxTables tables, or whose tables together pass
 // kMaxModelElements (at the table where the running total passes it).
-void check_model_size(NodeReader& reader, const ModelConfig& model,
-                      const std::string& path);
+void check_model_size(NodeReader& reader, const ModelConfig& model, const std::string& path);
 
 // The range rules (document/limits.h's IntegerRule) of values that both an input
 // file and a planner override (planner_overrides.h) set: one rule each, read by the
@@ -61,6 +60,5 @@ inline constexpr IntegerRule kDeviceBytesRule{Range::kNonNegative, kMaxBytes};
 
 // torchrec's reservations assert 0 <= percentage <= 1 (storage_reservations.py); NaN breaks it too.
 bool is_reservation_fraction(double value);
-
 
 }  // namespace shardplan

@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "document/document.h"
 #include "config/known_keys.h"
 #include "config/section_readers.h"
+#include "document/document.h"
 
 namespace shardplan {
 
@@ -158,10 +158,18 @@ InputKind validate_document(const Document& doc, std::optional<InputKind> forced
                      "(planner); use --kind to say");
   }
   switch (*kind) {
-    case InputKind::kModel: (void)model_of(doc, r); break;
-    case InputKind::kTopology: (void)read_topology(r, doc.root, ""); break;
-    case InputKind::kPlanner: (void)read_planner(r, doc.root, ""); break;
-    case InputKind::kCase: (void)case_of(doc, r); break;
+    case InputKind::kModel:
+      (void)model_of(doc, r);
+      break;
+    case InputKind::kTopology:
+      (void)read_topology(r, doc.root, "");
+      break;
+    case InputKind::kPlanner:
+      (void)read_planner(r, doc.root, "");
+      break;
+    case InputKind::kCase:
+      (void)case_of(doc, r);
+      break;
   }
   r.throw_if_any();
   return *kind;

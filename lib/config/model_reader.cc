@@ -21,13 +21,16 @@ TableConfig read_table(NodeReader& r, const Node& node, const std::string& path)
   table.pos = r.pos(node);
   if (!r.expect_map(node, path)) return table;
   r.check_keys(node, path, known_keys("table"));
-  if (Node n = r.field(node, path, "name", true); n.IsDefined()) assign(table.name, r.string(n, join_key(path, "name")));
+  if (Node n = r.field(node, path, "name", true); n.IsDefined())
+    assign(table.name, r.string(n, join_key(path, "name")));
   if (Node n = r.field(node, path, "num_embeddings", true); n.IsDefined())
-    assign(table.num_embeddings, at_most(r, n, join_key(path, "num_embeddings"),
-                                         r.integer(n, join_key(path, "num_embeddings"), Range::kPositive), kMaxNumEmbeddings));
+    assign(table.num_embeddings,
+           at_most(r, n, join_key(path, "num_embeddings"),
+                   r.integer(n, join_key(path, "num_embeddings"), Range::kPositive), kMaxNumEmbeddings));
   if (Node n = r.field(node, path, "embedding_dim", true); n.IsDefined())
-    assign(table.embedding_dim, at_most(r, n, join_key(path, "embedding_dim"),
-                                        r.integer(n, join_key(path, "embedding_dim"), Range::kPositive), kMaxEmbeddingDim));
+    assign(table.embedding_dim,
+           at_most(r, n, join_key(path, "embedding_dim"),
+                   r.integer(n, join_key(path, "embedding_dim"), Range::kPositive), kMaxEmbeddingDim));
   with_field(r, node, path, "data_type", [&](const Node& n, const std::string& p) {
     assign(table.data_type, r.name(n, p, "data type", kDataTypeNames));
   });
@@ -48,7 +51,8 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
   module.pos = r.pos(node);
   if (!r.expect_map(node, path)) return module;
   r.check_keys(node, path, known_keys("module"));
-  if (Node n = r.field(node, path, "path", true); n.IsDefined()) assign(module.path, r.string(n, join_key(path, "path")));
+  if (Node n = r.field(node, path, "path", true); n.IsDefined())
+    assign(module.path, r.string(n, join_key(path, "path")));
   with_field(r, node, path, "kind", [&](const Node& n, const std::string& p) {
     assign(module.kind, r.name(n, p, "module kind", kModuleKindNames));
   });
@@ -59,7 +63,8 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
     } else if (n.size() == 0) {
       r.report(n, tables_path, "expected at least one table");
     } else if (check_list_length(r, n, tables_path, kMaxTables)) {
-      for (std::size_t i = 0; i < n.size(); ++i) module.tables.push_back(read_table(r, n[i], join_index(tables_path, i)));
+      for (std::size_t i = 0; i < n.size(); ++i)
+        module.tables.push_back(read_table(r, n[i], join_index(tables_path, i)));
     }
   }
   // torchrec's EmbeddingCollection requires one embedding_dim for all its tables.
@@ -69,8 +74,8 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
       const TableConfig& t = module.tables[i];
       if (t.embedding_dim > 0 && first.embedding_dim > 0 && t.embedding_dim != first.embedding_dim)
         r.report(t.pos, join_key(join_index(join_key(path, "tables"), i), "embedding_dim"),
-                 "an embedding (EmbeddingCollection) module needs one embedding_dim for all its tables: '" +
-                     t.name + "' has " + std::to_string(t.embedding_dim) + ", '" + first.name + "' has " +
+                 "an embedding (EmbeddingCollection) module needs one embedding_dim for all its tables: '" + t.name +
+                     "' has " + std::to_string(t.embedding_dim) + ", '" + first.name + "' has " +
                      std::to_string(first.embedding_dim));
     }
   }
@@ -92,15 +97,12 @@ CacheParams read_cache_params(NodeReader& r, const Node& node, const std::string
   with_field(r, node, path, "algorithm", [&](const Node& n, const std::string& p) {
     cache.algorithm = r.name(n, p, "cache algorithm", kCacheAlgorithmNames);
   });
-  with_field(r, node, path, "reserved_memory", [&](const Node& n, const std::string& p) {
-    cache.reserved_memory = r.number(n, p, Range::kNonNegative);
-  });
-  with_field(r, node, path, "precision", [&](const Node& n, const std::string& p) {
-    cache.precision = r.name(n, p, "data type", kDataTypeNames);
-  });
-  with_field(r, node, path, "prefetch_pipeline", [&](const Node& n, const std::string& p) {
-    cache.prefetch_pipeline = r.boolean(n, p);
-  });
+  with_field(r, node, path, "reserved_memory",
+             [&](const Node& n, const std::string& p) { cache.reserved_memory = r.number(n, p, Range::kNonNegative); });
+  with_field(r, node, path, "precision",
+             [&](const Node& n, const std::string& p) { cache.precision = r.name(n, p, "data type", kDataTypeNames); });
+  with_field(r, node, path, "prefetch_pipeline",
+             [&](const Node& n, const std::string& p) { cache.prefetch_pipeline = r.boolean(n, p); });
   return cache;
 }
 
@@ -157,22 +159,19 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
       return at_most(r, e, ep, r.integer(e, ep, Range::kPositive), kMaxBatchSize);
     });
   });
-  with_field(r, node, path, "is_weighted", [&](const Node& n, const std::string& p) {
-    assign(c.is_weighted, r.boolean(n, p));
-  });
-  with_field(r, node, path, "cache_params", [&](const Node& n, const std::string& p) {
-    c.cache_params = read_cache_params(r, n, p);
-  });
-  with_field(r, node, path, "enforce_hbm", [&](const Node& n, const std::string& p) { c.enforce_hbm = r.boolean(n, p); });
-  with_field(r, node, path, "stochastic_rounding", [&](const Node& n, const std::string& p) {
-    c.stochastic_rounding = r.boolean(n, p);
-  });
+  with_field(r, node, path, "is_weighted",
+             [&](const Node& n, const std::string& p) { assign(c.is_weighted, r.boolean(n, p)); });
+  with_field(r, node, path, "cache_params",
+             [&](const Node& n, const std::string& p) { c.cache_params = read_cache_params(r, n, p); });
+  with_field(r, node, path, "enforce_hbm",
+             [&](const Node& n, const std::string& p) { c.enforce_hbm = r.boolean(n, p); });
+  with_field(r, node, path, "stochastic_rounding",
+             [&](const Node& n, const std::string& p) { c.stochastic_rounding = r.boolean(n, p); });
   with_field(r, node, path, "bounds_check_mode", [&](const Node& n, const std::string& p) {
     c.bounds_check_mode = r.name(n, p, "bounds check mode", kBoundsCheckModeNames);
   });
-  with_field(r, node, path, "output_dtype", [&](const Node& n, const std::string& p) {
-    c.output_dtype = r.name(n, p, "data type", kDataTypeNames);
-  });
+  with_field(r, node, path, "output_dtype",
+             [&](const Node& n, const std::string& p) { c.output_dtype = r.name(n, p, "data type", kDataTypeNames); });
   with_field(r, node, path, "device_group", [&](const Node& n, const std::string& p) {
     c.device_group = r.name(n, p, "device", kComputeDeviceNames);
   });
@@ -211,11 +210,11 @@ void check_against_default_pooling(NodeReader& r, const Node& constraint, const 
       return;
     }
     r.report(r.field(constraint, cpath, key), join_key(cpath, key),
-             "expected 1 entry, found " + std::to_string(length) + ": without pooling_factors table '" +
-                 table.name + "' has torchrec's one default input ([1.0]) and torchrec would fail its assert that " +
+             "expected 1 entry, found " + std::to_string(length) + ": without pooling_factors table '" + table.name +
+                 "' has torchrec's one default input ([1.0]) and torchrec would fail its assert that " +
                  "pooling_factors, num_poolings and batch_sizes match; give pooling_factors with " +
-                 std::to_string(table.feature_names.size()) + (table.feature_names.size() == 1 ? " entry" : " entries") +
-                 " (one per feature) or one entry here");
+                 std::to_string(table.feature_names.size()) +
+                 (table.feature_names.size() == 1 ? " entry" : " entries") + " (one per feature) or one entry here");
   };
   if (c.num_poolings) check("num_poolings", c.num_poolings->size());
   if (c.batch_sizes) check("batch_sizes", c.batch_sizes->size());
@@ -256,9 +255,11 @@ void read_constraints(NodeReader& r, const Node& node, const std::string& path, 
         check_per_feature(r, lists.pooling_factors, join_key(cpath, "pooling_factors"), c.pooling_factors.size(), t);
         // An empty num_poolings / batch_sizes is "not given" (torchrec's truthiness tests).
         if (c.num_poolings && !c.num_poolings->empty())
-          check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"), c.num_poolings->size(), t);
+          check_per_feature(r, r.field(it->second, cpath, "num_poolings"), join_key(cpath, "num_poolings"),
+                            c.num_poolings->size(), t);
         if (c.batch_sizes && !c.batch_sizes->empty())
-          check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"), c.batch_sizes->size(), t);
+          check_per_feature(r, r.field(it->second, cpath, "batch_sizes"), join_key(cpath, "batch_sizes"),
+                            c.batch_sizes->size(), t);
       } else {
         check_against_default_pooling(r, it->second, cpath, c, t);
       }
@@ -304,7 +305,8 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
   ModelConfig model;
   if (!r.expect_map(node, path)) return model;
   r.check_keys(node, path, known_keys("model"));
-  with_field(r, node, path, "name", [&](const Node& n, const std::string& p) { assign(model.name, r.string(n, p, false)); });
+  with_field(r, node, path, "name",
+             [&](const Node& n, const std::string& p) { assign(model.name, r.string(n, p, false)); });
   with_field(r, node, path, "batch_size", [&](const Node& n, const std::string& p) {
     // 0 is "not given" in torchrec (planners.py: `batch_size if batch_size else
     // BATCH_SIZE`), so the default stays.
@@ -334,8 +336,10 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
       assign(model.dense.data_type, r.name(v, vp, "data type", kDataTypeNames));
     });
   });
-  with_field(r, node, path, "constraints", [&](const Node& n, const std::string& p) { read_constraints(r, n, p, model); });
-  with_field(r, node, path, "planner", [&](const Node& n, const std::string& p) { model.planner = read_planner(r, n, p); });
+  with_field(r, node, path, "constraints",
+             [&](const Node& n, const std::string& p) { read_constraints(r, n, p, model); });
+  with_field(r, node, path, "planner",
+             [&](const Node& n, const std::string& p) { model.planner = read_planner(r, n, p); });
   return model;
 }
 

@@ -2,9 +2,9 @@
 
 #include <map>
 
+#include "config/limits.h"
 #include "document/document.h"
 #include "document/input_text.h"
-#include "config/limits.h"
 #include "document/node_reader.h"
 
 namespace shardplan {
@@ -14,8 +14,8 @@ namespace {
 constexpr const char* kPlanSchemaId = "shardplan.plan/v1";
 
 // The keys schemas/plan.schema.json allows where it says additionalProperties: false.
-const std::vector<std::string> kRootKeys{"schema", "shardplan", "model", "topology", "plan",
-                                         "per_rank", "reserved", "memory", "summary"};
+const std::vector<std::string> kRootKeys{"schema",   "shardplan", "model",  "topology", "plan",
+                                         "per_rank", "reserved",  "memory", "summary"};
 const std::vector<std::string> kToolKeys{"version", "inputs_sha256", "inputs"};
 const std::vector<std::string> kMemoryKeys{"basis", "per_rank"};
 const std::vector<std::string> kMemoryRankKeys{"hbm_used", "hbm_usable", "ddr_used", "ddr_usable"};
@@ -48,8 +48,10 @@ void flatten_plan_inputs(const YAML::Node& node, const std::string& path, std::v
     for (std::size_t i = 0; i < node.size(); ++i) {
       const YAML::Node& item = node[i];
       std::string label = std::to_string(i);
-      if (item.IsMap() && item["name"] && item["name"].IsScalar()) label = item["name"].Scalar();
-      else if (item.IsMap() && item["path"] && item["path"].IsScalar()) label = item["path"].Scalar();
+      if (item.IsMap() && item["name"] && item["name"].IsScalar())
+        label = item["name"].Scalar();
+      else if (item.IsMap() && item["path"] && item["path"].IsScalar())
+        label = item["path"].Scalar();
       flatten_plan_inputs(item, path + "[" + label + "]", out);
     }
     return;
@@ -57,14 +59,14 @@ void flatten_plan_inputs(const YAML::Node& node, const std::string& path, std::v
   out.push_back({path, plan_input_scalar_text(node)});
 }
 const std::vector<std::string> kTopologyKeys{"world_size", "local_world_size", "compute_device", "devices"};
-const std::vector<std::string> kTableKeys{"sharding_type", "compute_kernel", "ranks", "cache_params", "enforce_hbm",
-                                          "stochastic_rounding", "bounds_check_mode", "output_dtype",
-                                          "total_storage", "total_perf", "shards"};
+const std::vector<std::string> kTableKeys{
+    "sharding_type",     "compute_kernel", "ranks",         "cache_params", "enforce_hbm", "stochastic_rounding",
+    "bounds_check_mode", "output_dtype",   "total_storage", "total_perf",   "shards"};
 const std::vector<std::string> kShardKeys{"rank", "placement", "offsets", "sizes", "perf", "storage"};
 const std::vector<std::string> kRankKeys{"hbm", "ddr", "perf", "num_shards"};
 const std::vector<std::string> kStorageKeys{"hbm", "ddr"};
-const std::vector<std::string> kPerfKeys{"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute",
-                                         "total"};
+const std::vector<std::string> kPerfKeys{"fwd_compute", "fwd_comms",        "bwd_compute",
+                                         "bwd_comms",   "prefetch_compute", "total"};
 
 class PlanReader {
  public:
@@ -178,8 +180,8 @@ class PlanReader {
     return out;
   }
 
-  void read_table(const std::string& module, const std::string& name, const YAML::Node& node,
-                  const std::string& path, PlanFile& out) {
+  void read_table(const std::string& module, const std::string& name, const YAML::Node& node, const std::string& path,
+                  PlanFile& out) {
     if (!r_.expect_map(node, path)) return;
     r_.check_keys(node, path, kTableKeys);
     PlanFileTable t;
@@ -197,10 +199,9 @@ class PlanReader {
       t.compute_kernel = *kernel;
     YAML::Node ranks = r_.field(node, path, "ranks", true);
     if (ranks.IsDefined()) {
-      auto list = r_.list<std::int64_t>(ranks, join_key(path, "ranks"), false,
-                                        [&](const YAML::Node& n, const std::string& p) {
-                                          return r_.integer(n, p, Range::kNonNegative);
-                                        });
+      auto list = r_.list<std::int64_t>(
+          ranks, join_key(path, "ranks"), false,
+          [&](const YAML::Node& n, const std::string& p) { return r_.integer(n, p, Range::kNonNegative); });
       if (list)
         for (std::int64_t rank : *list) t.ranks.push_back(static_cast<int>(rank));
     }
@@ -313,7 +314,8 @@ class PlanReader {
     integer("total_ddr", s.total_ddr);
     integer("num_proposals", s.num_proposals);
     integer("num_plans", s.num_plans);
-    if (auto v = r_.string(r_.field(node, "summary", "storage_reservation", true), "summary.storage_reservation", false))
+    if (auto v =
+            r_.string(r_.field(node, "summary", "storage_reservation", true), "summary.storage_reservation", false))
       s.storage_reservation = *v;
     const YAML::Node bound = r_.field(node, "summary", "lower_bound");
     if (bound.IsDefined() && !bound.IsNull() && r_.expect_map(bound, "summary.lower_bound")) {
@@ -332,9 +334,7 @@ class PlanReader {
 
 }  // namespace
 
-PlanFile read_plan_file(const std::string& path) {
-  return parse_plan_file(input_name(path), read_input_text(path));
-}
+PlanFile read_plan_file(const std::string& path) { return parse_plan_file(input_name(path), read_input_text(path)); }
 
 PlanFile parse_plan_file(const std::string& file, std::string_view text) {
   Document doc = parse_document(file, text);

@@ -15,8 +15,7 @@ enum class GreedySortBy { kStorage, kPerf };
 
 inline constexpr NameTable<ProposerKind, 5> kProposerNames{{
     {ProposerKind::kGridSearch, "grid_search", "every combination of options", "GridSearchProposer"},
-    {ProposerKind::kGreedy, "greedy", "one table's next option at a time, by perf (use_depth=True)",
-     "GreedyProposer"},
+    {ProposerKind::kGreedy, "greedy", "one table's next option at a time, by perf (use_depth=True)", "GreedyProposer"},
     {ProposerKind::kGreedySum, "greedy_sum", "as greedy, ranking options by perf sum (use_depth=False)",
      "GreedyProposer"},
     {ProposerKind::kUniform, "uniform", "one sharding type for all tables", "UniformProposer"},

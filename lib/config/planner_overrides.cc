@@ -24,8 +24,9 @@ std::int64_t checked_size(const std::string& flag, const std::string& text) {
   if (!bytes && (error.rfind(kSizeNeedsUnit, 0) == 0 || error.rfind("expected", 0) == 0))
     throw InputError(SourcePos{}, flag, error);
   if (!bytes || *bytes < 0)
-    throw InputError(SourcePos{}, flag, "expected a size such as '80 GiB', found '" + text + "'" +
-                                            (error.empty() ? "" : " (" + error + ")"));
+    throw InputError(
+        SourcePos{}, flag,
+        "expected a size such as '80 GiB', found '" + text + "'" + (error.empty() ? "" : " (" + error + ")"));
   if (*bytes > kDeviceBytesRule.max)
     throw InputError(SourcePos{}, flag, past_limit_message(kDeviceBytesRule.max, "'" + text + "'"));
   return *bytes;
@@ -79,13 +80,13 @@ void apply_planner_overrides(const PlannerOverrides& o, PlanningInput& input) {
   if (o.world_size) {
     t.world_size = checked(kWorldSizeRule, "--world-size", *o.world_size);
     if (t.custom_hbm_cap && static_cast<std::int64_t>(t.custom_hbm_cap->size()) != t.world_size)
-      throw InputError(SourcePos{}, "--world-size", "the topology's custom.hbm_cap has " +
-                                                        std::to_string(t.custom_hbm_cap->size()) +
-                                                        " entries; drop it or keep the world size");
+      throw InputError(SourcePos{}, "--world-size",
+                       "the topology's custom.hbm_cap has " + std::to_string(t.custom_hbm_cap->size()) +
+                           " entries; drop it or keep the world size");
     if (t.custom_ddr_cap && static_cast<std::int64_t>(t.custom_ddr_cap->size()) != t.world_size)
-      throw InputError(SourcePos{}, "--world-size", "the topology's custom.ddr_cap has " +
-                                                        std::to_string(t.custom_ddr_cap->size()) +
-                                                        " entries; drop it or keep the world size");
+      throw InputError(SourcePos{}, "--world-size",
+                       "the topology's custom.ddr_cap has " + std::to_string(t.custom_ddr_cap->size()) +
+                           " entries; drop it or keep the world size");
   }
   if (o.local_world_size) t.local_world_size = checked(kLocalWorldSizeRule, "--local-world-size", *o.local_world_size);
   // Per-rank caps win over the uniform cap in torchrec's Topology, so a uniform

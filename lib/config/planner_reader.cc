@@ -19,15 +19,13 @@ void read_partitioner(NodeReader& r, const Node& node, const std::string& path, 
   with_field(r, node, path, "sort_by", [&](const Node& n, const std::string& p) {
     assign(out.sort_by, r.name(n, p, "sort_by value", kGreedySortByNames));
   });
-  with_field(r, node, path, "balance_modules", [&](const Node& n, const std::string& p) {
-    assign(out.balance_modules, r.boolean(n, p));
-  });
+  with_field(r, node, path, "balance_modules",
+             [&](const Node& n, const std::string& p) { assign(out.balance_modules, r.boolean(n, p)); });
   with_field(r, node, path, "max_search_count", [&](const Node& n, const std::string& p) {
     assign(out.max_search_count, at_most(r, n, p, r.integer(n, p, Range::kPositive), kMaxSearchCount));
   });
-  with_field(r, node, path, "tolerance", [&](const Node& n, const std::string& p) {
-    assign(out.tolerance, r.number(n, p, Range::kNonNegative));
-  });
+  with_field(r, node, path, "tolerance",
+             [&](const Node& n, const std::string& p) { assign(out.tolerance, r.number(n, p, Range::kNonNegative)); });
 }
 
 void read_reservation(NodeReader& r, const Node& node, const std::string& path, StorageReservationOptions& out) {
@@ -60,22 +58,18 @@ PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& 
   if (!r.expect_map(node, path)) return planner;
   r.check_keys(node, path, known_keys("planner"));
   with_field(r, node, path, "proposers", [&](const Node& n, const std::string& p) {
-    auto proposers = r.list<ProposerKind>(n, p, false, [&](const Node& e, const std::string& ep) {
-      return r.name(e, ep, "proposer", kProposerNames);
-    });
+    auto proposers = r.list<ProposerKind>(
+        n, p, false, [&](const Node& e, const std::string& ep) { return r.name(e, ep, "proposer", kProposerNames); });
     // An empty list is "not given": torchrec's EmbeddingShardingPlanner tests
     // `if proposer:` and falls back to its default set.
     if (proposers && !proposers->empty()) planner.proposers = std::move(*proposers);
   });
-  with_field(r, node, path, "partitioner", [&](const Node& n, const std::string& p) {
-    read_partitioner(r, n, p, planner.partitioner);
-  });
-  with_field(r, node, path, "storage_reservation", [&](const Node& n, const std::string& p) {
-    read_reservation(r, n, p, planner.storage_reservation);
-  });
-  with_field(r, node, path, "is_inference", [&](const Node& n, const std::string& p) {
-    assign(planner.is_inference, r.boolean(n, p));
-  });
+  with_field(r, node, path, "partitioner",
+             [&](const Node& n, const std::string& p) { read_partitioner(r, n, p, planner.partitioner); });
+  with_field(r, node, path, "storage_reservation",
+             [&](const Node& n, const std::string& p) { read_reservation(r, n, p, planner.storage_reservation); });
+  with_field(r, node, path, "is_inference",
+             [&](const Node& n, const std::string& p) { assign(planner.is_inference, r.boolean(n, p)); });
   with_field(r, node, path, "greedy_threshold", [&](const Node& n, const std::string& p) {
     if (auto v = read_integer(r, n, p, kGreedyThresholdRule)) planner.greedy_threshold = static_cast<int>(*v);
   });

@@ -20,8 +20,7 @@ PlannerOptions read_planner(NodeReader& reader, const YAML::Node& node, const st
 // Reads `key` from `map` when present and hands the value node and its key path
 // to `read`; absent keys are left alone (their defaults stay).
 template <typename Read>
-void with_field(NodeReader& reader, const YAML::Node& map, const std::string& path, std::string_view key,
-                Read&& read) {
+void with_field(NodeReader& reader, const YAML::Node& map, const std::string& path, std::string_view key, Read&& read) {
   YAML::Node value = reader.field(map, path, key);
   if (value.IsDefined()) read(value, join_key(path, key));
 }

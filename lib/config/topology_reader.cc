@@ -15,7 +15,8 @@ void read_custom(NodeReader& r, const Node& node, const std::string& path, Topol
   r.check_keys(node, path, known_keys("custom"));
   auto read_caps = [&](std::string_view key, std::optional<std::vector<std::int64_t>>& out) {
     with_field(r, node, path, key, [&](const Node& n, const std::string& p) {
-      out = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) { return at_most(r, e, ep, r.size_bytes(e, ep), kMaxBytes);
+      out = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) {
+        return at_most(r, e, ep, r.size_bytes(e, ep), kMaxBytes);
       });
       if (out && topology.world_size > 0 && static_cast<std::int64_t>(out->size()) != topology.world_size) {
         r.report(n, p,
@@ -61,7 +62,8 @@ TopologyConfig read_topology(NodeReader& r, const Node& node, const std::string&
   read_bw("intra_host_bw", topology.intra_host_bw);
   read_bw("inter_host_bw", topology.inter_host_bw);
   auto read_multiplier = [&](std::string_view key, std::optional<double>& out) {
-    with_field(r, node, path, key, [&](const Node& n, const std::string& p) { out = r.number(n, p, Range::kPositive); });
+    with_field(r, node, path, key,
+               [&](const Node& n, const std::string& p) { out = r.number(n, p, Range::kPositive); });
   };
   read_multiplier("bwd_compute_multiplier", topology.bwd_compute_multiplier);
   read_multiplier("weighted_feature_bwd_compute_multiplier", topology.weighted_feature_bwd_compute_multiplier);

@@ -51,7 +51,8 @@ GateCondition parse_gate_condition(const std::string& text) {
   const std::size_t eq = text.find('=');
   const std::string name = text.substr(0, eq);
   const auto kind = parse_name(kGateConditionNames, name);
-  if (!kind) throw InputError(SourcePos{}, "--fail-on", unknown_name_message("condition", name, names_of(kGateConditionNames)));
+  if (!kind)
+    throw InputError(SourcePos{}, "--fail-on", unknown_name_message("condition", name, names_of(kGateConditionNames)));
   GateCondition c;
   c.kind = *kind;
   c.text = text;
@@ -61,8 +62,9 @@ GateCondition parse_gate_condition(const std::string& text) {
       throw InputError(SourcePos{}, "--fail-on", "condition '" + name + "' takes no value, found '" + text + "'");
     return c;
   }
-  const char* what = value_kind == GateValueKind::kRatio ? "a ratio" : value_kind == GateValueKind::kMs ? "a time in ms"
-                                                                                                      : "a size";
+  const char* what = value_kind == GateValueKind::kRatio ? "a ratio"
+                     : value_kind == GateValueKind::kMs  ? "a time in ms"
+                                                         : "a size";
   if (eq == std::string::npos || eq + 1 == text.size())
     throw InputError(SourcePos{}, "--fail-on",
                      fmt::format("condition '{}' needs {}, e.g. '{}={}', found '{}'", name, what, name,

@@ -15,7 +15,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-
 std::string percent(const Change& c) {
   const double r = c.relative();
   if (r == 0) return "";
@@ -37,8 +36,8 @@ std::string provenance_text(const PlanDiff& d) {
     case InputsComparison::kUnknown:
       break;
   }
-  return "unknown whether the inputs differ: " +
-         std::string(d.old_inputs_sha256 ? "NEW" : "OLD") + " records no inputs hash";
+  return "unknown whether the inputs differ: " + std::string(d.old_inputs_sha256 ? "NEW" : "OLD") +
+         " records no inputs hash";
 }
 
 // An input value as the reader wants it: sizes (keys ending in _cap) also in GiB.
@@ -57,7 +56,8 @@ std::vector<std::string> input_change_lines(const PlanDiff& d) {
   std::vector<std::string> out;
   if (!d.input_changes) return out;
   for (const InputFieldChange& c : *d.input_changes)
-    out.push_back(c.path + ": " + input_value_text(c.path, c.old_value) + " -> " + input_value_text(c.path, c.new_value));
+    out.push_back(c.path + ": " + input_value_text(c.path, c.old_value) + " -> " +
+                  input_value_text(c.path, c.new_value));
   return out;
 }
 
@@ -131,8 +131,8 @@ std::vector<std::string> table_parts(const TableChange& c) {
   }
   if (c.kind == TableChangeKind::kRemoved) {
     const PlanFileTable& t = *c.old_table;
-    parts.push_back(fmt::format("removed: was {} / {} on {}", to_string(t.sharding_type),
-                                to_string(t.compute_kernel), bracketed_ranks(t.ranks)));
+    parts.push_back(fmt::format("removed: was {} / {} on {}", to_string(t.sharding_type), to_string(t.compute_kernel),
+                                bracketed_ranks(t.ranks)));
     return parts;
   }
   const PlanFileTable& o = *c.old_table;
@@ -164,9 +164,12 @@ struct SummaryRow {
 };
 
 std::vector<SummaryRow> summary_rows(const PlanDiff& d) {
-  return {{"max-rank perf", &d.max_rank_perf, SummaryRow::kMs},  {"max-rank HBM used", &d.max_rank_hbm, SummaryRow::kGiB},
-          {"total HBM shards", &d.total_hbm, SummaryRow::kGiB},  {"total DDR shards", &d.total_ddr, SummaryRow::kGiB},
-          {"tables", &d.num_tables, SummaryRow::kCount},         {"world size", &d.world_size, SummaryRow::kCount},
+  return {{"max-rank perf", &d.max_rank_perf, SummaryRow::kMs},
+          {"max-rank HBM used", &d.max_rank_hbm, SummaryRow::kGiB},
+          {"total HBM shards", &d.total_hbm, SummaryRow::kGiB},
+          {"total DDR shards", &d.total_ddr, SummaryRow::kGiB},
+          {"tables", &d.num_tables, SummaryRow::kCount},
+          {"world size", &d.world_size, SummaryRow::kCount},
           {"proposals tried", &d.num_proposals, SummaryRow::kCount}};
 }
 
@@ -212,9 +215,10 @@ std::string render_text(const PlanDiff& d, const GateSettings& settings, const G
     out += "memory  " + memory.front() + "\n";
     for (std::size_t i = 1; i < memory.size(); ++i) out += "        " + memory[i] + "\n";
   }
-  out += fmt::format("tables  {} changed, {} added, {} removed, {} unchanged\n", count_kind(d, TableChangeKind::kChanged),
-                     count_kind(d, TableChangeKind::kAdded), count_kind(d, TableChangeKind::kRemoved),
-                     d.tables_in_both - count_kind(d, TableChangeKind::kChanged));
+  out +=
+      fmt::format("tables  {} changed, {} added, {} removed, {} unchanged\n", count_kind(d, TableChangeKind::kChanged),
+                  count_kind(d, TableChangeKind::kAdded), count_kind(d, TableChangeKind::kRemoved),
+                  d.tables_in_both - count_kind(d, TableChangeKind::kChanged));
   for (const TableChange& c : d.tables) {
     out += "  " + c.fqn + "\n";
     for (const std::string& part : table_parts(c)) out += "    " + part + "\n";
@@ -272,15 +276,19 @@ std::string render_json(const PlanDiff& d, const GateSettings& settings, const G
   Json j;
   j["old"] = d.old_file;
   j["new"] = d.new_file;
-  j["inputs"] = d.inputs == InputsComparison::kSame ? "same" : d.inputs == InputsComparison::kDifferent ? "different" : "unknown";
+  j["inputs"] = d.inputs == InputsComparison::kSame        ? "same"
+                : d.inputs == InputsComparison::kDifferent ? "different"
+                                                           : "unknown";
   j["only_tool_version_differs"] = d.only_tool_version_differs();
   j["changed"] = d.any_change();
   j["versions"] = Json{{"old", optional_string(d.old_version)}, {"new", optional_string(d.new_version)}};
-  j["inputs_sha256"] = Json{{"old", optional_string(d.old_inputs_sha256)}, {"new", optional_string(d.new_inputs_sha256)}};
+  j["inputs_sha256"] =
+      Json{{"old", optional_string(d.old_inputs_sha256)}, {"new", optional_string(d.new_inputs_sha256)}};
   if (d.input_changes) {
     Json fields = Json::array();
     for (const InputFieldChange& c : *d.input_changes)
-      fields.push_back(Json{{"field", c.path}, {"old", optional_string(c.old_value)}, {"new", optional_string(c.new_value)}});
+      fields.push_back(
+          Json{{"field", c.path}, {"old", optional_string(c.old_value)}, {"new", optional_string(c.new_value)}});
     j["input_changes"] = std::move(fields);
   } else {
     j["input_changes"] = nullptr;
@@ -311,9 +319,10 @@ std::string render_json(const PlanDiff& d, const GateSettings& settings, const G
   Json ranks = Json::array();
   for (const RankChange& r : d.ranks)
     ranks.push_back(Json{{"rank", r.rank},
-                         {"change", r.in_old && !r.in_new ? "removed" : !r.in_old && r.in_new ? "added"
-                                                                       : r.changed()          ? "changed"
-                                                                                              : "unchanged"},
+                         {"change", r.in_old && !r.in_new   ? "removed"
+                                    : !r.in_old && r.in_new ? "added"
+                                    : r.changed()           ? "changed"
+                                                            : "unchanged"},
                          {"perf", change_json(r.perf, false)},
                          {"hbm", change_json(r.hbm, true)},
                          {"ddr", change_json(r.ddr, true)},
@@ -360,7 +369,8 @@ std::string render_markdown(const PlanDiff& d, const GateSettings& settings, con
   for (const std::string& reason : gate.reasons) out += "- " + md_escape(reason) + "\n";
   out += fmt::format("\n**Tables:** {} changed, {} added, {} removed, {} unchanged\n",
                      count_kind(d, TableChangeKind::kChanged), count_kind(d, TableChangeKind::kAdded),
-                     count_kind(d, TableChangeKind::kRemoved), d.tables_in_both - count_kind(d, TableChangeKind::kChanged));
+                     count_kind(d, TableChangeKind::kRemoved),
+                     d.tables_in_both - count_kind(d, TableChangeKind::kChanged));
   if (!d.tables.empty()) {
     out += "\n| table | change |\n|---|---|\n";
     for (const TableChange& c : d.tables) {
@@ -373,8 +383,9 @@ std::string render_markdown(const PlanDiff& d, const GateSettings& settings, con
   for (const RankChange& r : d.ranks) changed_ranks += r.changed();
   if (changed_ranks > 0) {
     out += fmt::format("\n<details><summary>{} of {} ranks changed</summary>\n\n", changed_ranks, d.ranks.size());
-    out += "| rank | perf ms | Δ perf | HBM GiB used | Δ HBM | DDR GiB used | Δ DDR |\n"
-           "|---:|---:|---:|---:|---:|---:|---:|\n";
+    out +=
+        "| rank | perf ms | Δ perf | HBM GiB used | Δ HBM | DDR GiB used | Δ DDR |\n"
+        "|---:|---:|---:|---:|---:|---:|---:|\n";
     for (const RankChange& r : d.ranks) {
       if (!r.changed()) continue;
       if (r.in_old != r.in_new) {
@@ -394,9 +405,12 @@ std::string render_markdown(const PlanDiff& d, const GateSettings& settings, con
 
 std::string render_diff(const PlanDiff& diff, const GateSettings& settings, const GateResult& gate, DiffFormat format) {
   switch (format) {
-    case DiffFormat::kJson: return render_json(diff, settings, gate);
-    case DiffFormat::kMarkdown: return render_markdown(diff, settings, gate);
-    case DiffFormat::kText: break;
+    case DiffFormat::kJson:
+      return render_json(diff, settings, gate);
+    case DiffFormat::kMarkdown:
+      return render_markdown(diff, settings, gate);
+    case DiffFormat::kText:
+      break;
   }
   return render_text(diff, settings, gate);
 }

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "common/chart_scale.h"
 #include "common/error.h"
 #include "common/units.h"
-#include "common/chart_scale.h"
 
 namespace shardplan {
 
@@ -39,8 +39,8 @@ std::vector<DiffFigure> diff_figures(const PlanPicture& a, const PlanPicture& b)
     return total;
   };
   std::vector<DiffFigure> out;
-  out.push_back({"diff-max-rank-perf", "max-rank perf", a.max_rank_perf_ms, b.max_rank_perf_ms,
-                 ms(a.max_rank_perf_ms), ms(b.max_rank_perf_ms)});
+  out.push_back({"diff-max-rank-perf", "max-rank perf", a.max_rank_perf_ms, b.max_rank_perf_ms, ms(a.max_rank_perf_ms),
+                 ms(b.max_rank_perf_ms)});
   out.push_back({"diff-lower-bound", "lower bound", a.lower_bound_ms, b.lower_bound_ms, ms(a.lower_bound_ms),
                  ms(b.lower_bound_ms)});
   out.push_back({"diff-gap", "gap to the bound", a.gap, b.gap, pct(a.gap), pct(b.gap)});
@@ -91,9 +91,10 @@ std::string render_diff_report_html(const PlanPicture& old_plan, const PlanPictu
         rank_ranges_text(a->ranks) == rank_ranges_text(b->ranks))
       return;
     ++moved;
-    rows += fmt::format("<tr class=\"moved\" data-table=\"{0}\"><td>{0}</td>{1}{2}<td class=\"num\">{3} → {4}</td></tr>\n",
-                        markup_escape(name), diff_table_cells(a), diff_table_cells(b),
-                        a ? short_number(a->perf_ms, 4) : "-", b ? short_number(b->perf_ms, 4) : "-");
+    rows +=
+        fmt::format("<tr class=\"moved\" data-table=\"{0}\"><td>{0}</td>{1}{2}<td class=\"num\">{3} → {4}</td></tr>\n",
+                    markup_escape(name), diff_table_cells(a), diff_table_cells(b),
+                    a ? short_number(a->perf_ms, 4) : "-", b ? short_number(b->perf_ms, 4) : "-");
   };
   for (const auto& t : new_plan.tables) add_row(before.count(t.table) ? before[t.table] : nullptr, &t);
   for (const auto& t : old_plan.tables)

@@ -8,8 +8,8 @@ namespace shardplan {
 
 double Change::relative() const {
   if (old_value == new_value) return 0;
-  if (old_value == 0) return new_value > 0 ? std::numeric_limits<double>::infinity()
-                                           : -std::numeric_limits<double>::infinity();
+  if (old_value == 0)
+    return new_value > 0 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
   return new_value / old_value - 1;
 }
 
@@ -86,7 +86,8 @@ PlanDiff diff_plans(const PlanFile& old_plan, const PlanFile& new_plan) {
   d.old_inputs_sha256 = old_plan.inputs_sha256;
   d.new_inputs_sha256 = new_plan.inputs_sha256;
   if (old_plan.inputs_sha256 && new_plan.inputs_sha256)
-    d.inputs = *old_plan.inputs_sha256 == *new_plan.inputs_sha256 ? InputsComparison::kSame : InputsComparison::kDifferent;
+    d.inputs =
+        *old_plan.inputs_sha256 == *new_plan.inputs_sha256 ? InputsComparison::kSame : InputsComparison::kDifferent;
   if (old_plan.inputs && new_plan.inputs) d.input_changes = input_field_changes(*old_plan.inputs, *new_plan.inputs);
 
   const PlanFileSummary& os = old_plan.summary;

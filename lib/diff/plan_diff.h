@@ -85,20 +85,18 @@ struct PlanDiff {
   // either file does not carry its inputs ("shardplan".inputs).
   std::optional<std::vector<InputFieldChange>> input_changes;
   // Summary figures.
-  Change max_rank_perf;  // ms
-  Change max_rank_hbm;   // bytes used, max over ranks (memory basis)
+  Change max_rank_perf;         // ms
+  Change max_rank_hbm;          // bytes used, max over ranks (memory basis)
   Change total_hbm, total_ddr;  // bytes of all shards
   Change num_tables, world_size, num_proposals;
   int tables_in_both = 0;
-  std::vector<TableChange> tables;  // changed in new-file order, then removed in old-file order
+  std::vector<TableChange> tables;          // changed in new-file order, then removed in old-file order
   std::vector<TableFigures> table_figures;  // every table: NEW's order, then OLD-only
-  std::vector<RankChange> ranks;    // every rank of either plan, in rank order
+  std::vector<RankChange> ranks;            // every rank of either plan, in rank order
   std::optional<MemoryFraction> old_hbm_peak, new_hbm_peak, old_ddr_peak, new_ddr_peak;
   bool new_has_memory = false;  // NEW has a "memory" block (hbm-over / ddr-over need it)
 
-  bool only_tool_version_differs() const {
-    return inputs == InputsComparison::kSame && old_version != new_version;
-  }
+  bool only_tool_version_differs() const { return inputs == InputsComparison::kSame && old_version != new_version; }
   // Whether anything compared differs: a table, a rank's figures, the summary's
   // figures, or the inputs (not a tool version alone). --detailed-exitcode's "changed".
   bool any_change() const;

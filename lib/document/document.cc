@@ -36,16 +36,18 @@ void check_nesting(const std::string& file, std::string_view text) {
       continue;
     }
     if (quote) {
-      if (c == '\\' && quote == '"') ++i;
-      else if (c == '\'' && quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' is a quote
-      else if (c == quote) quote = 0;
+      if (c == '\\' && quote == '"')
+        ++i;
+      else if (c == '\'' && quote == '\'' && i + 1 < text.size() && text[i + 1] == '\'')
+        ++i;  // '' is a quote
+      else if (c == quote)
+        quote = 0;
       continue;
     }
     if (c == '"' || c == '\'') {
       // In YAML a quote only opens a string at the start of a scalar; a stray one
       // inside a plain word (don't) does not, so only count it after a separator.
-      if (c == '"' || i == 0 || std::string_view(" \t\n[{,:").find(text[i - 1]) != std::string_view::npos)
-        quote = c;
+      if (c == '"' || i == 0 || std::string_view(" \t\n[{,:").find(text[i - 1]) != std::string_view::npos) quote = c;
     } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n' || text[i - 1] == '\t')) {
       comment = true;
     } else if (c == '[' || c == '{') {
@@ -78,7 +80,6 @@ SourcePos position_in_text(const std::string& file, std::string_view text, std::
   }
   return pos;
 }
-
 
 Document parse_document(const std::string& file, std::string_view text, Positions) {
   if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes)) throw_too_large(file, text.size());
@@ -115,7 +116,6 @@ Document read_document(const std::string& path, Positions positions) {
 }
 
 // ---- input_text.h: reading an input's text (kept in this file: the unity build batches stay as they are)
-
 
 namespace {  // input_text.h
 

@@ -12,7 +12,6 @@
 
 namespace shardplan {
 
-
 // A parsed input file: its root node and the file name used in messages.
 struct Document {
   std::string file;
@@ -33,7 +32,6 @@ SourcePos position_in_text(const std::string& file, std::string_view text, std::
 Document read_document(const std::string& path, Positions positions = Positions::kNeeded);
 
 // Parses `text` as if it were the content of `file` (the extension picks JSON or YAML).
-Document parse_document(const std::string& file, std::string_view text,
-                        Positions positions = Positions::kNeeded);
+Document parse_document(const std::string& file, std::string_view text, Positions positions = Positions::kNeeded);
 
 }  // namespace shardplan

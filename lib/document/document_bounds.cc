@@ -26,8 +26,9 @@ class ExpandedNodeCounter : public YAML::EventHandler {
 
   void OnDocumentStart(const YAML::Mark& mark) override {
     if (++documents_ > 1)
-      fail(mark, "a second YAML document; an input file holds exactly one (remove the '---' line and what follows, "
-                 "or split the file)");
+      fail(mark,
+           "a second YAML document; an input file holds exactly one (remove the '---' line and what follows, "
+           "or split the file)");
   }
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
@@ -120,15 +121,20 @@ void check_json_bounds(const std::string& file, std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
-    else if (c == ',' || c == ':' || c == '[' || c == '{') ++values;
+    if (c == '"')
+      in_string = true;
+    else if (c == ',' || c == ':' || c == '[' || c == '{')
+      ++values;
     if (values > kMaxDocumentNodes)
-      throw InputError(position_in_text(file, text, i), "",
-                       "the file holds more than " + std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
+      throw InputError(
+          position_in_text(file, text, i), "",
+          "the file holds more than " + std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
   }
 }
 

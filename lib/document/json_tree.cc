@@ -85,7 +85,9 @@ struct TrackedChar {
   bool operator!=(const TrackedChar& other) const { return at != other.at; }
 };
 
-bool is_number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+bool is_number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
 
 // Builds the node tree yaml-cpp makes of the same text, each node marked with the
 // position of its first byte. JSON strings are double-quoted scalars to yaml-cpp
@@ -121,8 +123,9 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     auto [first, added] = seen_keys_.back().emplace(name, offset);
     if (!added) {
       const YAML::Mark at = mark_at(first->second);
-      return fail(offset, "duplicate key '" + name + "' (first given at line " + std::to_string(at.line + 1) +
-                              ", column " + std::to_string(at.column + 1) + ")",
+      return fail(offset,
+                  "duplicate key '" + name + "' (first given at line " + std::to_string(at.line + 1) + ", column " +
+                      std::to_string(at.column + 1) + ")",
                   join_key(path(), name));
     }
     keys_.back().first = name;
@@ -147,9 +150,7 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
 
  private:
   // Bytes read so far.
-  std::size_t consumed() const {
-    return last_read ? static_cast<std::size_t>(last_read - text_.data()) + 1 : 0;
-  }
+  std::size_t consumed() const { return last_read ? static_cast<std::size_t>(last_read - text_.data()) + 1 : 0; }
   std::size_t literal_start(std::size_t length) const { return consumed() - length; }
   // A number ends where the lexer stopped, less the one character it read past it.
   std::size_t number_start() const {
@@ -207,8 +208,10 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     std::string out;
     // Each open container but the last holds the next one as its newest entry.
     for (std::size_t i = 0; i + 1 < open_nodes_.size(); ++i) {
-      if (open_nodes_[i].IsSequence()) out = join_index(out, open_nodes_[i].size() - 1);
-      else out = join_key(out, keys_[i].first);
+      if (open_nodes_[i].IsSequence())
+        out = join_index(out, open_nodes_[i].size() - 1);
+      else
+        out = join_key(out, keys_[i].first);
     }
     return out;
   }
@@ -220,8 +223,8 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
   }
   bool add(const YAML::Node& node, std::size_t offset) {
     if (++values_ > kMaxDocumentNodes)
-      return fail(offset, "the file holds more than " + std::to_string(kMaxDocumentNodes) +
-                              " JSON values (shardplan's limit)");
+      return fail(offset,
+                  "the file holds more than " + std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
     YAML::as_if<JsonNodeMarker, void>::set(node, mark_at(offset));
     if (open_nodes_.empty()) {
       root = node;
@@ -273,8 +276,7 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
 std::optional<JsonSyntaxError> run_builder(std::string_view text, TreeBuilder& sax) {
   TrackedChar first{text.data(), &sax.last_read};
   TrackedChar last{text.data() + text.size(), &sax.last_read};
-  if (!nlohmann::json::sax_parse(first, last, &sax) && !sax.error)
-    sax.error = JsonSyntaxError{0, "invalid JSON", ""};
+  if (!nlohmann::json::sax_parse(first, last, &sax) && !sax.error) sax.error = JsonSyntaxError{0, "invalid JSON", ""};
   return sax.error;
 }
 

@@ -14,7 +14,8 @@ std::optional<std::int64_t> read_integer(NodeReader& reader, const YAML::Node& n
 }
 
 std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t value) {
-  if (rule.range == Range::kPositive && value <= 0) return "expected a positive integer, found " + std::to_string(value);
+  if (rule.range == Range::kPositive && value <= 0)
+    return "expected a positive integer, found " + std::to_string(value);
   if (rule.range == Range::kNonNegative && value < 0)
     return "expected a non-negative integer, found " + std::to_string(value);
   if (value > rule.max) return past_limit_message(rule.max, std::to_string(value));
@@ -31,15 +32,16 @@ std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, 
 std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
                               std::optional<double> value, double max) {
   if (!value || *value <= max) return value;
-  reader.report(node, path, "expected at most " + fmt::format("{}", max) + " (shardplan's limit), found " + node.Scalar());
+  reader.report(node, path,
+                "expected at most " + fmt::format("{}", max) + " (shardplan's limit), found " + node.Scalar());
   return std::nullopt;
 }
 
 bool check_list_length(NodeReader& reader, const YAML::Node& list, const std::string& path, std::int64_t max) {
   if (!list.IsSequence() || static_cast<std::int64_t>(list.size()) <= max) return true;
-  reader.report(list, path,
-                "expected at most " + std::to_string(max) + " entries (shardplan's limit), found " +
-                    std::to_string(list.size()));
+  reader.report(
+      list, path,
+      "expected at most " + std::to_string(max) + " entries (shardplan's limit), found " + std::to_string(list.size()));
   return false;
 }
 

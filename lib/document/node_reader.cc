@@ -1,9 +1,9 @@
 #include "document/node_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
-#include <cctype>
 #include <map>
 #include <tuple>
 
@@ -31,9 +31,12 @@ bool is_plain_null(const YAML::Node& node) { return node.IsNull(); }
 
 std::string range_phrase(Range range, std::string_view noun) {
   switch (range) {
-    case Range::kPositive: return "a positive " + std::string(noun);
-    case Range::kNonNegative: return "a non-negative " + std::string(noun);
-    case Range::kAny: break;
+    case Range::kPositive:
+      return "a positive " + std::string(noun);
+    case Range::kNonNegative:
+      return "a non-negative " + std::string(noun);
+    case Range::kAny:
+      break;
   }
   return (noun == "integer" ? "an " : "a ") + std::string(noun);
 }
@@ -140,8 +143,8 @@ std::optional<std::int64_t> NodeReader::integer(const YAML::Node& node, const st
     if (dec == std::errc() && dend == digits.data() + digits.size() && std::isfinite(as_double) &&
         std::floor(as_double) == as_double && std::fabs(as_double) <= 9007199254740992.0) {
       value = static_cast<std::int64_t>(as_double);
-    } else if (dec == std::errc::result_out_of_range ||
-               (dec == std::errc() && dend == digits.data() + digits.size() && std::fabs(as_double) > 9007199254740992.0)) {
+    } else if (dec == std::errc::result_out_of_range || (dec == std::errc() && dend == digits.data() + digits.size() &&
+                                                         std::fabs(as_double) > 9007199254740992.0)) {
       report(node, path, "integer out of range, found " + describe(node));
       return std::nullopt;
     } else {
@@ -203,8 +206,10 @@ std::optional<std::string> NodeReader::string(const YAML::Node& node, const std:
   }
   // Names reach the JSON output, which is UTF-8: refused here rather than escaped.
   if (auto bad = first_invalid_utf8(node.Scalar())) {
-    report(node, path, "expected UTF-8 text, found the byte 0x" + fmt::format("{:02X}", static_cast<unsigned char>(node.Scalar()[*bad])) +
-                           " at byte " + std::to_string(*bad + 1) + " of the string");
+    report(node, path,
+           "expected UTF-8 text, found the byte 0x" +
+               fmt::format("{:02X}", static_cast<unsigned char>(node.Scalar()[*bad])) + " at byte " +
+               std::to_string(*bad + 1) + " of the string");
     return std::nullopt;
   }
   return node.Scalar();

@@ -73,8 +73,9 @@ class NodeReader {
   // A list whose every element `element(node, path)` reads; nullopt if the node is
   // not a list or any element fails (every failing element is reported).
   template <typename T>
-  std::optional<std::vector<T>> list(const YAML::Node& node, const std::string& path, bool non_empty,
-                                     const std::function<std::optional<T>(const YAML::Node&, const std::string&)>& element) {
+  std::optional<std::vector<T>> list(
+      const YAML::Node& node, const std::string& path, bool non_empty,
+      const std::function<std::optional<T>(const YAML::Node&, const std::string&)>& element) {
     if (!node.IsSequence()) {
       report(node, path, "expected a list, found " + describe(node));
       return std::nullopt;
@@ -87,8 +88,10 @@ class NodeReader {
     bool ok = true;
     for (std::size_t i = 0; i < node.size(); ++i) {
       auto value = element(node[i], join_index(path, i));
-      if (value) out.push_back(std::move(*value));
-      else ok = false;
+      if (value)
+        out.push_back(std::move(*value));
+      else
+        ok = false;
     }
     if (!ok) return std::nullopt;
     return out;

@@ -17,45 +17,55 @@ namespace {
 // the slots that open an object or a list; the others take one scalar.
 enum class A2aSlot : std::uint8_t {
   kRoot,
-  kTop,             // the top-level object
-  kSplits,          // list of integers
+  kTop,     // the top-level object
+  kSplits,  // list of integers
   kSplit,
-  kLayout,          // list of name lists
+  kLayout,  // list of name lists
   kLayoutNames,
   kLayoutName,
   kStagger,
   kProtocol,
-  kDtypes,          // object of three names
+  kDtypes,  // object of three names
   kLengthsDtype,
   kValuesDtype,
   kWeightsDtype,
-  kInputs,          // list of source objects
+  kInputs,  // list of source objects
   kSource,
   kRank,
-  kKeys,            // list of names
+  kKeys,  // list of names
   kKey,
-  kLengths,         // list of integer rows
+  kLengths,  // list of integer rows
   kLengthsRow,
   kLength,
-  kValues,          // list of value tokens
+  kValues,  // list of value tokens
   kValue,
-  kWeights,         // null or a list of numbers
+  kWeights,  // null or a list of numbers
   kWeight,
 };
 
 // The slot of each element of a list slot.
 A2aSlot a2a_element_slot(A2aSlot list) {
   switch (list) {
-    case A2aSlot::kSplits: return A2aSlot::kSplit;
-    case A2aSlot::kLayout: return A2aSlot::kLayoutNames;
-    case A2aSlot::kLayoutNames: return A2aSlot::kLayoutName;
-    case A2aSlot::kInputs: return A2aSlot::kSource;
-    case A2aSlot::kKeys: return A2aSlot::kKey;
-    case A2aSlot::kLengths: return A2aSlot::kLengthsRow;
-    case A2aSlot::kLengthsRow: return A2aSlot::kLength;
-    case A2aSlot::kValues: return A2aSlot::kValue;
-    case A2aSlot::kWeights: return A2aSlot::kWeight;
-    default: return A2aSlot::kRoot;  // not a list: no element fits
+    case A2aSlot::kSplits:
+      return A2aSlot::kSplit;
+    case A2aSlot::kLayout:
+      return A2aSlot::kLayoutNames;
+    case A2aSlot::kLayoutNames:
+      return A2aSlot::kLayoutName;
+    case A2aSlot::kInputs:
+      return A2aSlot::kSource;
+    case A2aSlot::kKeys:
+      return A2aSlot::kKey;
+    case A2aSlot::kLengths:
+      return A2aSlot::kLengthsRow;
+    case A2aSlot::kLengthsRow:
+      return A2aSlot::kLength;
+    case A2aSlot::kValues:
+      return A2aSlot::kValue;
+    case A2aSlot::kWeights:
+      return A2aSlot::kWeight;
+    default:
+      return A2aSlot::kRoot;  // not a list: no element fits
   }
 }
 
@@ -67,9 +77,8 @@ struct A2aKeySlot {
 constexpr A2aKeySlot kA2aTopKeySlots[] = {{"splits", A2aSlot::kSplits},   {"feature_layout", A2aSlot::kLayout},
                                           {"stagger", A2aSlot::kStagger}, {"protocol", A2aSlot::kProtocol},
                                           {"dtypes", A2aSlot::kDtypes},   {"inputs", A2aSlot::kInputs}};
-constexpr A2aKeySlot kA2aDtypeKeySlots[] = {{"lengths", A2aSlot::kLengthsDtype},
-                                            {"values", A2aSlot::kValuesDtype},
-                                            {"weights", A2aSlot::kWeightsDtype}};
+constexpr A2aKeySlot kA2aDtypeKeySlots[] = {
+    {"lengths", A2aSlot::kLengthsDtype}, {"values", A2aSlot::kValuesDtype}, {"weights", A2aSlot::kWeightsDtype}};
 constexpr A2aKeySlot kA2aSourceKeySlots[] = {{"rank", A2aSlot::kRank},
                                              {"keys", A2aSlot::kKeys},
                                              {"lengths", A2aSlot::kLengths},
@@ -129,16 +138,20 @@ class A2aInputSax {
         if (text.empty()) return false;
         raw.feature_layout->back().push_back(std::move(text));
         return true;
-      case A2aSlot::kLengthsDtype: return dtype(raw.lengths_dtype, text);
-      case A2aSlot::kValuesDtype: return dtype(raw.values_dtype, text);
-      case A2aSlot::kWeightsDtype: return dtype(raw.weights_dtype, text);
+      case A2aSlot::kLengthsDtype:
+        return dtype(raw.lengths_dtype, text);
+      case A2aSlot::kValuesDtype:
+        return dtype(raw.values_dtype, text);
+      case A2aSlot::kWeightsDtype:
+        return dtype(raw.weights_dtype, text);
       case A2aSlot::kProtocol: {
         std::optional<Protocol> value = parse_name(kProtocolNames, text);
         if (!value) return false;
         raw.protocol = *value;
         return true;
       }
-      default: return false;
+      default:
+        return false;
     }
   }
   bool binary(nlohmann::json::binary_t&) { return false; }
@@ -146,9 +159,12 @@ class A2aInputSax {
 
   bool start_object(std::size_t) {
     A2aSlot slot = incoming();
-    if (slot == A2aSlot::kRoot) slot = A2aSlot::kTop;
-    else if (slot == A2aSlot::kSource) raw.inputs.emplace_back();
-    else if (slot != A2aSlot::kDtypes) return false;
+    if (slot == A2aSlot::kRoot)
+      slot = A2aSlot::kTop;
+    else if (slot == A2aSlot::kSource)
+      raw.inputs.emplace_back();
+    else if (slot != A2aSlot::kDtypes)
+      return false;
     open_.push_back(Frame{slot});
     return true;
   }
@@ -156,9 +172,12 @@ class A2aInputSax {
     Frame& frame = open_.back();
     const A2aKeySlot* first = nullptr;
     std::size_t count = 0;
-    if (frame.slot == A2aSlot::kTop) first = kA2aTopKeySlots, count = std::size(kA2aTopKeySlots);
-    else if (frame.slot == A2aSlot::kDtypes) first = kA2aDtypeKeySlots, count = std::size(kA2aDtypeKeySlots);
-    else first = kA2aSourceKeySlots, count = std::size(kA2aSourceKeySlots);
+    if (frame.slot == A2aSlot::kTop)
+      first = kA2aTopKeySlots, count = std::size(kA2aTopKeySlots);
+    else if (frame.slot == A2aSlot::kDtypes)
+      first = kA2aDtypeKeySlots, count = std::size(kA2aDtypeKeySlots);
+    else
+      first = kA2aSourceKeySlots, count = std::size(kA2aSourceKeySlots);
     for (std::size_t i = 0; i < count; ++i) {
       if (name != first[i].name) continue;
       if (frame.seen & (1u << i)) return false;  // a duplicate key: the positioned reader says where
@@ -176,16 +195,28 @@ class A2aInputSax {
   bool start_array(std::size_t) {
     A2aSlot slot = incoming();
     switch (slot) {
-      case A2aSlot::kSplits: raw.splits.emplace(); break;
-      case A2aSlot::kLayout: raw.feature_layout.emplace(); break;
-      case A2aSlot::kLayoutNames: raw.feature_layout->emplace_back(); break;
-      case A2aSlot::kLengthsRow: raw.inputs.back().lengths.emplace_back(); break;
-      case A2aSlot::kWeights: raw.inputs.back().weights.emplace(); break;
+      case A2aSlot::kSplits:
+        raw.splits.emplace();
+        break;
+      case A2aSlot::kLayout:
+        raw.feature_layout.emplace();
+        break;
+      case A2aSlot::kLayoutNames:
+        raw.feature_layout->emplace_back();
+        break;
+      case A2aSlot::kLengthsRow:
+        raw.inputs.back().lengths.emplace_back();
+        break;
+      case A2aSlot::kWeights:
+        raw.inputs.back().weights.emplace();
+        break;
       case A2aSlot::kInputs:
       case A2aSlot::kKeys:
       case A2aSlot::kLengths:
-      case A2aSlot::kValues: break;
-      default: return false;
+      case A2aSlot::kValues:
+        break;
+      default:
+        return false;
     }
     open_.push_back(Frame{slot});
     return true;
@@ -209,8 +240,10 @@ class A2aInputSax {
     switch (top.slot) {
       case A2aSlot::kTop:
       case A2aSlot::kDtypes:
-      case A2aSlot::kSource: return top.next;  // JSON puts a key before every value of an object
-      default: return a2a_element_slot(top.slot);
+      case A2aSlot::kSource:
+        return top.next;  // JSON puts a key before every value of an object
+      default:
+        return a2a_element_slot(top.slot);
     }
   }
   // The token list a kValue or kWeight slot adds to.
@@ -221,11 +254,20 @@ class A2aInputSax {
 
   bool integer(A2aSlot slot, std::int64_t value) {
     switch (slot) {
-      case A2aSlot::kSplit: raw.splits->push_back(value); break;
-      case A2aSlot::kStagger: raw.stagger = value; break;
-      case A2aSlot::kRank: raw.inputs.back().rank = value; break;
-      case A2aSlot::kLength: raw.inputs.back().lengths.back().push_back(value); break;
-      default: return false;
+      case A2aSlot::kSplit:
+        raw.splits->push_back(value);
+        break;
+      case A2aSlot::kStagger:
+        raw.stagger = value;
+        break;
+      case A2aSlot::kRank:
+        raw.inputs.back().rank = value;
+        break;
+      case A2aSlot::kLength:
+        raw.inputs.back().lengths.back().push_back(value);
+        break;
+      default:
+        return false;
     }
     return true;
   }

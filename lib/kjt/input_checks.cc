@@ -121,9 +121,9 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
   // 1. ranks 0..W-1 exactly once.
   std::optional<std::vector<std::size_t>> by_rank = rank_order(raw.inputs);
   if (!by_rank)
-    fail(Problem{Where::kInputs, 0, 0, 0,
-                 "inputs must list ranks 0.." + std::to_string(static_cast<std::int64_t>(world) - 1) +
-                     " exactly once"});
+    fail(
+        Problem{Where::kInputs, 0, 0, 0,
+                "inputs must list ranks 0.." + std::to_string(static_cast<std::int64_t>(world) - 1) + " exactly once"});
 
   // 2. exactly one of splits / feature_layout.
   bool splits_ok = raw.splits.has_value() != raw.feature_layout.has_value();
@@ -139,9 +139,9 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
 
   // 3. one split per rank (torchrec checks len(splits) == pg.size()); needs W.
   if (splits_ok && world > 0 && splits.size() != world) {
-    fail(Problem{Where::kSplits, 0, 0, 0,
-                 "splits has " + std::to_string(splits.size()) + " entries but there are " + std::to_string(world) +
-                     " ranks"});
+    fail(Problem{
+        Where::kSplits, 0, 0, 0,
+        "splits has " + std::to_string(splits.size()) + " entries but there are " + std::to_string(world) + " ranks"});
     splits_ok = false;
   }
   // 4. no negative split (skipped when an earlier splits check failed).
@@ -161,7 +161,8 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
 
   // 6. dtypes.
   Dtypes defaults;
-  auto lengths_dtype = check_dtype(raw.lengths_dtype, defaults.lengths, DtypeKind::kInteger, Where::kLengthsDtype, fail);
+  auto lengths_dtype =
+      check_dtype(raw.lengths_dtype, defaults.lengths, DtypeKind::kInteger, Where::kLengthsDtype, fail);
   auto values_dtype = check_dtype(raw.values_dtype, defaults.values, DtypeKind::kAny, Where::kValuesDtype, fail);
   auto weights_dtype = check_dtype(raw.weights_dtype, defaults.weights, DtypeKind::kFloat, Where::kWeightsDtype, fail);
   // A number with a fraction or exponent can only be a value of a float tensor.
@@ -192,9 +193,9 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
       if (raw.feature_layout && !raw.splits) {
         if (kjt.keys != layout_keys) {
           same_keys = false;
-          fail(Problem{Where::kInputKeys, index, 0, 0,
-                       rank + "keys " + json_list(kjt.keys) + " do not match feature_layout order " +
-                           json_list(layout_keys)});
+          fail(Problem{
+              Where::kInputKeys, index, 0, 0,
+              rank + "keys " + json_list(kjt.keys) + " do not match feature_layout order " + json_list(layout_keys)});
         }
       } else if (r > 0 && kjt.keys != rank0.keys) {
         same_keys = false;

@@ -22,7 +22,7 @@ struct RawInput {
   Protocol protocol = Protocol::kLengthsThenValues;
   // dtype names as given (checked by rule 6); absent = the default.
   std::optional<std::string> lengths_dtype, values_dtype, weights_dtype;
-  std::vector<SourceKjt> inputs;  // in file order; empty when missing
+  std::vector<SourceKjt> inputs;                   // in file order; empty when missing
   std::shared_ptr<const std::string> source_text;  // what tokens read in place point into, if any
 };
 
@@ -30,18 +30,18 @@ struct RawInput {
 enum class Where {
   kRoot,
   kInputs,
-  kSplits,         // or feature_layout, whichever was given
-  kSplitEntry,     // splits[index]
+  kSplits,      // or feature_layout, whichever was given
+  kSplitEntry,  // splits[index]
   kStagger,
   kLengthsDtype,
   kValuesDtype,
   kWeightsDtype,
-  kInputKeys,      // inputs[input].keys
-  kInputLengths,   // inputs[input].lengths
-  kLengthsRow,     // inputs[input].lengths[row]
-  kLengthsEntry,   // inputs[input].lengths[row][column]
+  kInputKeys,     // inputs[input].keys
+  kInputLengths,  // inputs[input].lengths
+  kLengthsRow,    // inputs[input].lengths[row]
+  kLengthsEntry,  // inputs[input].lengths[row][column]
   kInputValues,
-  kInputWeights,   // inputs[input].weights (the input itself when absent)
+  kInputWeights,  // inputs[input].weights (the input itself when absent)
 };
 
 // One failed check: where (for the reader to turn into file:line:col) and the message.

@@ -36,8 +36,10 @@ bool is_json_number(std::string_view text) {
     return i > start;
   };
   if (i < text.size() && text[i] == '-') ++i;
-  if (i < text.size() && text[i] == '0') ++i;
-  else if (!digits()) return false;
+  if (i < text.size() && text[i] == '0')
+    ++i;
+  else if (!digits())
+    return false;
   if (i < text.size() && text[i] == '.') {
     ++i;
     if (!digits()) return false;
@@ -109,9 +111,8 @@ bool read_weight(NodeReader& r, const YAML::Node& node, const std::string& path,
 }
 
 std::optional<std::vector<std::string>> read_names(NodeReader& r, const YAML::Node& node, const std::string& path) {
-  return r.list<std::string>(node, path, false, [&](const YAML::Node& n, const std::string& p) {
-    return r.string(n, p);
-  });
+  return r.list<std::string>(node, path, false,
+                             [&](const YAML::Node& n, const std::string& p) { return r.string(n, p); });
 }
 
 // One source rank's entry of `inputs`; nullopt after reporting a structural problem.
@@ -125,12 +126,11 @@ std::optional<SourceKjt> read_source(NodeReader& r, const YAML::Node& node, cons
   const std::string lengths_path = join_key(path, "lengths");
   YAML::Node lengths = r.field(node, path, "lengths", true);
   if (lengths.IsDefined()) {
-    auto rows = r.list<std::vector<std::int64_t>>(lengths, lengths_path, false, [&](const YAML::Node& row,
-                                                                                     const std::string& p) {
-      return r.list<std::int64_t>(row, p, false, [&](const YAML::Node& n, const std::string& q) {
-        return r.integer(n, q);
-      });
-    });
+    auto rows = r.list<std::vector<std::int64_t>>(
+        lengths, lengths_path, false, [&](const YAML::Node& row, const std::string& p) {
+          return r.list<std::int64_t>(row, p, false,
+                                      [&](const YAML::Node& n, const std::string& q) { return r.integer(n, q); });
+        });
     if (rows) kjt.lengths = std::move(*rows);
   }
   const std::string values_path = join_key(path, "values");
@@ -166,17 +166,15 @@ std::optional<RawInput> read_raw(NodeReader& r, const YAML::Node& root) {
   RawInput raw;
   YAML::Node splits = r.field(root, "", "splits");
   if (splits.IsDefined()) {
-    auto values = r.list<std::int64_t>(splits, "splits", false, [&](const YAML::Node& n, const std::string& p) {
-      return r.integer(n, p);
-    });
+    auto values = r.list<std::int64_t>(splits, "splits", false,
+                                       [&](const YAML::Node& n, const std::string& p) { return r.integer(n, p); });
     if (values) raw.splits = std::move(*values);
   }
   YAML::Node layout = r.field(root, "", "feature_layout");
   if (layout.IsDefined()) {
-    auto lists = r.list<std::vector<std::string>>(layout, "feature_layout", false,
-                                                  [&](const YAML::Node& n, const std::string& p) {
-                                                    return read_names(r, n, p);
-                                                  });
+    auto lists = r.list<std::vector<std::string>>(
+        layout, "feature_layout", false,
+        [&](const YAML::Node& n, const std::string& p) { return read_names(r, n, p); });
     if (lists) raw.feature_layout = std::move(*lists);
   }
   YAML::Node stagger = r.field(root, "", "stagger");
@@ -218,27 +216,37 @@ std::pair<YAML::Node, std::string> location(const YAML::Node& root, const Proble
   };
   const std::string lengths_path = join_key(input_path, "lengths");
   switch (p.where) {
-    case Where::kRoot: return {root, ""};
+    case Where::kRoot:
+      return {root, ""};
     case Where::kInputs:
       if (root["inputs"].IsDefined()) return {root["inputs"], "inputs"};
       return {root, "inputs"};
     case Where::kSplits:
       if (root["splits"].IsDefined()) return {root["splits"], "splits"};
       return {root["feature_layout"], "feature_layout"};
-    case Where::kSplitEntry: return {root["splits"][p.index], join_index("splits", p.index)};
+    case Where::kSplitEntry:
+      return {root["splits"][p.index], join_index("splits", p.index)};
     case Where::kStagger:
       if (root["stagger"].IsDefined()) return {root["stagger"], "stagger"};
       return {root, "stagger"};
-    case Where::kLengthsDtype: return {root["dtypes"]["lengths"], "dtypes.lengths"};
-    case Where::kValuesDtype: return {root["dtypes"]["values"], "dtypes.values"};
-    case Where::kWeightsDtype: return {root["dtypes"]["weights"], "dtypes.weights"};
-    case Where::kInputKeys: return in_input("keys");
-    case Where::kInputLengths: return in_input("lengths");
-    case Where::kLengthsRow: return {input["lengths"][p.row], join_index(lengths_path, p.row)};
+    case Where::kLengthsDtype:
+      return {root["dtypes"]["lengths"], "dtypes.lengths"};
+    case Where::kValuesDtype:
+      return {root["dtypes"]["values"], "dtypes.values"};
+    case Where::kWeightsDtype:
+      return {root["dtypes"]["weights"], "dtypes.weights"};
+    case Where::kInputKeys:
+      return in_input("keys");
+    case Where::kInputLengths:
+      return in_input("lengths");
+    case Where::kLengthsRow:
+      return {input["lengths"][p.row], join_index(lengths_path, p.row)};
     case Where::kLengthsEntry:
       return {input["lengths"][p.row][p.column], join_index(join_index(lengths_path, p.row), p.column)};
-    case Where::kInputValues: return in_input("values");
-    case Where::kInputWeights: return in_input("weights");
+    case Where::kInputValues:
+      return in_input("values");
+    case Where::kInputWeights:
+      return in_input("weights");
   }
   return {root, ""};
 }

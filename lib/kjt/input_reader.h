@@ -10,9 +10,8 @@
 
 namespace shardplan::kjt {
 
-// Reads and checks `path` (a clean JSON file through the fast path, in one pass). Throws InputError listing structural problems (unknown
-// keys, wrong types) in reading order, or else the spec's check failures (§6) in
-// the spec's order.
+// Reads and checks `path` (a clean JSON file through the fast path, in one pass). Throws InputError listing structural
+// problems (unknown keys, wrong types) in reading order, or else the spec's check failures (§6) in the spec's order.
 A2aInput read_a2a_input(const std::string& path);
 
 // The keys the input accepts in `section`: "" (top level), "dtypes" or "input" (one
@@ -24,7 +23,6 @@ const std::vector<std::string>& a2a_input_keys(std::string_view section);
 enum class ReadPath { kFastWhenPossible, kPositionedOnly };
 
 // The same for `text` as if it were the content of `file` (the extension picks JSON or YAML).
-A2aInput parse_a2a_input(const std::string& file, std::string_view text,
-                         ReadPath path = ReadPath::kFastWhenPossible);
+A2aInput parse_a2a_input(const std::string& file, std::string_view text, ReadPath path = ReadPath::kFastWhenPossible);
 
 }  // namespace shardplan::kjt

@@ -83,8 +83,10 @@ void append_destination(const A2aInput& input, const A2aResult& result, const De
   out += ",\"stride_per_rank\":";
   append_int_list(result.stride_per_rank, out);
   out += ",\"recat\":";
-  if (d.recat) append_int_list(*d.recat, out);
-  else out += "null";
+  if (d.recat)
+    append_int_list(*d.recat, out);
+  else
+    out += "null";
   out += ",\"lengths\":[";
   for (std::size_t k = d.first_key; k < d.first_key + d.num_keys; ++k) {
     if (k != d.first_key) out += ',';
@@ -99,12 +101,12 @@ void append_destination(const A2aInput& input, const A2aResult& result, const De
     out += ']';
   }
   out += "],\"values\":";
-  append_moved_tokens(input, result, d, key_offsets, [](const SourceKjt& s) -> const TokenList& { return s.values; },
-                      out);
+  append_moved_tokens(
+      input, result, d, key_offsets, [](const SourceKjt& s) -> const TokenList& { return s.values; }, out);
   out += ",\"weights\":";
   if (input.weighted())
-    append_moved_tokens(input, result, d, key_offsets,
-                        [](const SourceKjt& s) -> const TokenList& { return *s.weights; }, out);
+    append_moved_tokens(
+        input, result, d, key_offsets, [](const SourceKjt& s) -> const TokenList& { return *s.weights; }, out);
   else
     out += "null";
   out += '}';
@@ -138,11 +140,16 @@ void append_json_string(std::string_view text, std::string& out) {
   out += '"';
   for (char ch : text) {
     auto c = static_cast<unsigned char>(ch);
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
+    if (c == '"')
+      out += "\\\"";
+    else if (c == '\\')
+      out += "\\\\";
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
     else if (c < 0x20) {
       out += "\\u00";
       out += kHex[c >> 4];

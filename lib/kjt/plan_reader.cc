@@ -3,9 +3,9 @@
 #include <map>
 #include <set>
 
-#include "document/document.h"
 #include "config/limits.h"
 #include "config/loader.h"
+#include "document/document.h"
 #include "document/node_reader.h"
 
 namespace shardplan::kjt {
@@ -127,7 +127,8 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
           // [rows, columns] and [row, column]: non-negative integers (offsets optional here).
           auto pair_of = [&](const char* key, bool required) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
             YAML::Node node = r.field(shards[i], path, key, required);
-            if (!node.IsDefined()) return required ? std::nullopt : std::optional(std::pair<std::int64_t, std::int64_t>{0, 0});
+            if (!node.IsDefined())
+              return required ? std::nullopt : std::optional(std::pair<std::int64_t, std::int64_t>{0, 0});
             if (!node.IsSequence() || node.size() != 2) {
               r.report(node, join_key(path, key),
                        std::string("expected [") + (key[0] == 's' ? "rows, columns" : "row, column") + "], found " +
@@ -184,8 +185,9 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const Mod
     for (const TableConfig& table : module.tables) {
       auto module_it = plan.find(module.path);
       if (module_it == plan.end() || !module_it->second.count(table.name)) {
-        r.report(root["plan"], "plan",
-                 "no sharding for table '" + table.name + "' of module '" + module.path + "' (model " + model_path + ")");
+        r.report(
+            root["plan"], "plan",
+            "no sharding for table '" + table.name + "' of module '" + module.path + "' (model " + model_path + ")");
         continue;
       }
       used.insert({module.path, table.name});

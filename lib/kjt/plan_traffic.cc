@@ -39,7 +39,8 @@ std::vector<Receiver> receivers(const TableTraffic& table, std::int64_t world_si
   std::vector<Receiver> out;
   const double rows = static_cast<double>(table.num_embeddings > 0 ? table.num_embeddings : 1);
   switch (table.sharding_type) {
-    case ShardingType::kDataParallel: break;  // DpSparseFeaturesDist: no all-to-all
+    case ShardingType::kDataParallel:
+      break;  // DpSparseFeaturesDist: no all-to-all
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
     case ShardingType::kTableColumnWise:

@@ -63,7 +63,7 @@ struct InputDistGroup {
   std::string module_path;
   ShardingType sharding_type = ShardingType::kTableWise;
   std::vector<std::vector<std::string>> feature_layout;  // features each destination receives
-  std::vector<ExpectedCollective> collectives;            // empty for data_parallel (no all-to-all)
+  std::vector<ExpectedCollective> collectives;           // empty for data_parallel (no all-to-all)
 };
 
 struct PlanTrafficResult {

@@ -31,7 +31,8 @@ Json collective_json(const ExpectedCollective& c, std::int64_t local_world_size,
       ranks[d].received += b;
       if (s == d) continue;
       cross_rank += b;
-      bool same_host = static_cast<std::int64_t>(s) / local_world_size == static_cast<std::int64_t>(d) / local_world_size;
+      bool same_host =
+          static_cast<std::int64_t>(s) / local_world_size == static_cast<std::int64_t>(d) / local_world_size;
       if (same_host) {
         ranks[s].intra_host_sent += b;
         ranks[d].intra_host_received += b;
@@ -67,17 +68,16 @@ std::string plan_traffic_json(const PlanTrafficInput& input, const PlanTrafficRe
     const RankTraffic& t = ranks[r];
     total += t.sent;
     cross_host += t.cross_host_sent;
-    rank_bytes.push_back(json_object(
-        "rank", r, "host", static_cast<std::int64_t>(r) / input.local_world_size, "sent_bytes", t.sent,
-        "received_bytes", t.received, "intra_host_sent_bytes", t.intra_host_sent, "intra_host_received_bytes",
-        t.intra_host_received, "cross_host_sent_bytes", t.cross_host_sent, "cross_host_received_bytes",
-        t.cross_host_received));
+    rank_bytes.push_back(json_object("rank", r, "host", static_cast<std::int64_t>(r) / input.local_world_size,
+                                     "sent_bytes", t.sent, "received_bytes", t.received, "intra_host_sent_bytes",
+                                     t.intra_host_sent, "intra_host_received_bytes", t.intra_host_received,
+                                     "cross_host_sent_bytes", t.cross_host_sent, "cross_host_received_bytes",
+                                     t.cross_host_received));
   }
   Json doc = json_object("mode", "plan", "world_size", input.world_size, "local_world_size", input.local_world_size,
                          "batch_size", input.batch_size, "protocol",
-                         std::string(name_of(kProtocolNames, input.protocol)), "total_bytes", total,
-                         "cross_host_bytes", cross_host, "groups", std::move(groups), "rank_bytes",
-                         std::move(rank_bytes));
+                         std::string(name_of(kProtocolNames, input.protocol)), "total_bytes", total, "cross_host_bytes",
+                         cross_host, "groups", std::move(groups), "rank_bytes", std::move(rank_bytes));
   return doc.dump() + "\n";
 }
 

@@ -9,12 +9,18 @@ namespace shardplan::kjt {
 
 std::int64_t element_bytes(Dtype dtype) {
   switch (dtype) {
-    case Dtype::kInt32: return 4;
-    case Dtype::kInt64: return 8;
-    case Dtype::kFloat16: return 2;
-    case Dtype::kBfloat16: return 2;
-    case Dtype::kFloat32: return 4;
-    case Dtype::kFloat64: return 8;
+    case Dtype::kInt32:
+      return 4;
+    case Dtype::kInt64:
+      return 8;
+    case Dtype::kFloat16:
+      return 2;
+    case Dtype::kBfloat16:
+      return 2;
+    case Dtype::kFloat32:
+      return 4;
+    case Dtype::kFloat64:
+      return 8;
   }
   return 0;
 }

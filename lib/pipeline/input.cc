@@ -22,15 +22,24 @@ using Node = YAML::Node;
 
 const std::vector<std::string> kRootKeys{"layers", "input_bytes_per_sample", "skips", "batch_size", "devices",
                                          "options"};
-const std::vector<std::string> kLayerKeys{"name",   "param_bytes", "activation_bytes_per_sample",
-                                          "fwd_ms_per_sample", "bwd_ms_per_sample", "fwd_ms", "bwd_ms",
-                                          "bwd_input_ms_per_sample", "bwd_input_ms", "bwd_weight_ms_per_sample",
-                                          "bwd_weight_ms", "batch_norm_features"};
+const std::vector<std::string> kLayerKeys{"name",
+                                          "param_bytes",
+                                          "activation_bytes_per_sample",
+                                          "fwd_ms_per_sample",
+                                          "bwd_ms_per_sample",
+                                          "fwd_ms",
+                                          "bwd_ms",
+                                          "bwd_input_ms_per_sample",
+                                          "bwd_input_ms",
+                                          "bwd_weight_ms_per_sample",
+                                          "bwd_weight_ms",
+                                          "batch_norm_features"};
 const std::vector<std::string> kSkipKeys{"name", "stash", "pop", "bytes_per_sample"};
 const std::vector<std::string> kDeviceKeys{"count", "memory_bytes"};
 const std::vector<std::string> kOptionKeys{
-    "chunks",       "checkpoint", "deferred_batch_norm", "balance",     "stages", "balance_by",
-    "partition_method", "balance_algorithm", "memory_aware", "param_scale", "ddp", "schedule", "virtual_stages"};
+    "chunks",     "checkpoint",       "deferred_batch_norm", "balance",      "stages",
+    "balance_by", "partition_method", "balance_algorithm",   "memory_aware", "param_scale",
+    "ddp",        "schedule",         "virtual_stages"};
 
 // A value under `key`, or undefined when absent or null (docs/formats/pipeline.md: null = default).
 Node given(NodeReader& r, const Node& map, const std::string& path, std::string_view key) {
@@ -68,7 +77,8 @@ class PipelineReader {
     root_ = root;
     checks_.check_keys(root, "", kRootKeys);
     devices_ = given(checks_, root, "", "devices");
-    if (devices_.IsDefined() && checks_.expect_map(devices_, "devices")) checks_.check_keys(devices_, "devices", kDeviceKeys);
+    if (devices_.IsDefined() && checks_.expect_map(devices_, "devices"))
+      checks_.check_keys(devices_, "devices", kDeviceKeys);
     options_ = given(checks_, root, "", "options");
     if (options_.IsDefined() && checks_.expect_map(options_, "options"))
       checks_.check_keys(options_, "options", kOptionKeys);
@@ -76,17 +86,17 @@ class PipelineReader {
       options_ = Node(YAML::NodeType::Undefined);
 
     read_other_options();
-    check_chunks();           // 1
-    check_checkpoint();       // 2
+    check_chunks();                          // 1
+    check_checkpoint();                      // 2
     bool have_layers = check_layers_list();  // 3
     if (have_layers) {
-      check_layers();         // 4
-      check_skips();          // 5
+      check_layers();  // 4
+      check_skips();   // 5
     }
-    check_batch_size();       // 6
+    check_batch_size();  // 6
     read_devices();
     if (have_layers) check_partitions();  // 7
-    check_ddp();              // 8
+    check_ddp();                          // 8
     check_schedule_fits();
     finish();
     return input_;
@@ -125,7 +135,8 @@ class PipelineReader {
     Node by = option("balance_by");
     Node method = option("partition_method");
     if (by.IsDefined() && method.IsDefined())
-      others_.report(method, "options.partition_method", "give balance_by or partition_method (DeepSpeed's name), not both");
+      others_.report(method, "options.partition_method",
+                     "give balance_by or partition_method (DeepSpeed's name), not both");
     else if (Node n = by.IsDefined() ? by : method; n.IsDefined()) {
       std::string path = by.IsDefined() ? "options.balance_by" : "options.partition_method";
       if (auto v = others_.name(n, path, "balance_by", kBalanceByNames)) o.balance_by = *v;
@@ -136,23 +147,28 @@ class PipelineReader {
     if (Node n = option("param_scale"); n.IsDefined())
       if (auto v = others_.number(n, "options.param_scale", Range::kNonNegative)) o.param_scale = *v;
     if (Node n = option("schedule"); n.IsDefined()) {
-      if (auto v = others_.name(n, "options.schedule", "schedule", kScheduleKindNames)) o.schedule = *v;
-      else schedule_ok_ = false;
+      if (auto v = others_.name(n, "options.schedule", "schedule", kScheduleKindNames))
+        o.schedule = *v;
+      else
+        schedule_ok_ = false;
     }
     if (Node n = option("virtual_stages"); n.IsDefined()) {
       if (auto v = others_.integer(n, "options.virtual_stages", Range::kPositive)) {
         if (*v > 1 && !multi_stage_schedule(o.schedule) && schedule_ok_)
-          others_.report(n, "options.virtual_stages",
-                         "virtual_stages > 1 needs a multi-stage schedule (interleaved_1f1b, interleaved_1f1b_megatron, "
-                         "interleaved_zero_bubble, zbv_zero_bubble or dualpipev), found schedule '" +
-                             std::string(name_of(kScheduleKindNames, o.schedule)) + "'");
+          others_.report(
+              n, "options.virtual_stages",
+              "virtual_stages > 1 needs a multi-stage schedule (interleaved_1f1b, interleaved_1f1b_megatron, "
+              "interleaved_zero_bubble, zbv_zero_bubble or dualpipev), found schedule '" +
+                  std::string(name_of(kScheduleKindNames, o.schedule)) + "'");
         else if (v_shaped_schedule(o.schedule) && *v != 2)
           others_.report(n, "options.virtual_stages",
                          "ValueError: ZBV requires exactly 2 stages per rank, but got " + std::to_string(*v) + "."),
               schedule_ok_ = false;
         else if (*v > 1024)
-          others_.report(n, "options.virtual_stages", "expected at most 1024 virtual stages, found " + std::to_string(*v));
-        else o.virtual_stages = static_cast<int>(*v);
+          others_.report(n, "options.virtual_stages",
+                         "expected at most 1024 virtual stages, found " + std::to_string(*v));
+        else
+          o.virtual_stages = static_cast<int>(*v);
       } else {
         schedule_ok_ = false;
       }
@@ -167,7 +183,8 @@ class PipelineReader {
   void check_chunks() {
     Node n = option("chunks");
     if (!n.IsDefined()) return;
-    if (auto v = positive_whole(n)) input_.options.chunks = *v;
+    if (auto v = positive_whole(n))
+      input_.options.chunks = *v;
     else {
       checks_.report(n, "options.chunks", "ValueError: number of chunks must be positive integer");
       chunks_ok_ = false;
@@ -185,7 +202,8 @@ class PipelineReader {
     } else {
       checkpoint_text_ = NodeReader::describe(n);
     }
-    if (mode) input_.options.checkpoint = *mode;
+    if (mode)
+      input_.options.checkpoint = *mode;
     else
       checks_.report(n, "options.checkpoint",
                      "ValueError: checkpoint is not one of 'always', 'except_last', or 'never'");
@@ -208,7 +226,8 @@ class PipelineReader {
       checks_.report(n, join_key(path, key), "ValueError: layer '" + name + "': " + std::string(key) + " must be >= 0");
       return std::nullopt;
     }
-    return is_size ? checks_.size_bytes(n, join_key(path, key)) : checks_.integer(n, join_key(path, key), Range::kNonNegative);
+    return is_size ? checks_.size_bytes(n, join_key(path, key))
+                   : checks_.integer(n, join_key(path, key), Range::kNonNegative);
   }
 
   std::optional<double> layer_ms(const Node& layer, const std::string& path, const std::string& name,
@@ -260,7 +279,8 @@ class PipelineReader {
       if (is_map[i]) {
         const Node layer = layers[i];
         const std::string path = join_index("layers", i);
-        for (auto [per_sample, whole] : {std::pair{"fwd_ms_per_sample", "fwd_ms"}, std::pair{"bwd_ms_per_sample", "bwd_ms"}})
+        for (auto [per_sample, whole] :
+             {std::pair{"fwd_ms_per_sample", "fwd_ms"}, std::pair{"bwd_ms_per_sample", "bwd_ms"}})
           if (given(checks_, layer, path, per_sample).IsDefined() && given(checks_, layer, path, whole).IsDefined())
             checks_.report(layer[whole], join_key(path, whole),
                            "ValueError: layer '" + out.name + "': give " + per_sample + " or " + whole + ", not both");
@@ -325,8 +345,10 @@ class PipelineReader {
       out.name = entry.name;
       if (Node n = given(checks_, skip, path, "bytes_per_sample"); n.IsDefined()) {
         auto v = checks_.size_bytes(n, join_key(path, "bytes_per_sample"));
-        if (v) out.bytes_per_sample = *v;
-        else ok = false;
+        if (v)
+          out.bytes_per_sample = *v;
+        else
+          ok = false;
       }
       for (auto [key, layer] : {std::pair{"stash", &entry.stash}, std::pair{"pop", &entry.pop}}) {
         if (layer->empty()) continue;
@@ -365,7 +387,8 @@ class PipelineReader {
     for (std::size_t l = 0; l < input_.layers.size(); ++l) {
       if (fwd_ms_[l]) input_.layers[l].fwd_ms_per_sample = *fwd_ms_[l] / *value;
       if (bwd_ms_[l]) input_.layers[l].bwd_ms_per_sample = *bwd_ms_[l] / *value;
-      if (l < bwd_input_ms_.size() && bwd_input_ms_[l]) input_.layers[l].bwd_input_ms_per_sample = *bwd_input_ms_[l] / *value;
+      if (l < bwd_input_ms_.size() && bwd_input_ms_[l])
+        input_.layers[l].bwd_input_ms_per_sample = *bwd_input_ms_[l] / *value;
       if (l < bwd_weight_ms_.size() && bwd_weight_ms_[l])
         input_.layers[l].bwd_weight_ms_per_sample = *bwd_weight_ms_[l] / *value;
     }
@@ -383,7 +406,8 @@ class PipelineReader {
       return;
     }
     Node count = checks_.field(devices_, "devices", "count", true);
-    if (!count.IsDefined()) devices_ok_ = false;
+    if (!count.IsDefined())
+      devices_ok_ = false;
     else if (auto v = checks_.integer(count, "devices.count", Range::kPositive); v && *v <= 1000000)
       input_.device_count = static_cast<int>(*v);
     else {
@@ -416,16 +440,17 @@ class PipelineReader {
       const int partitions = static_cast<int>(values.size());
       if (sum != layers) {
         checks_.report(n, "options.balance",
-                       "ValueError: module and sum of balance have different length (module: " + std::to_string(layers) +
-                           ", sum of balance: " + std::to_string(sum) + ")");
+                       "ValueError: module and sum of balance have different length (module: " +
+                           std::to_string(layers) + ", sum of balance: " + std::to_string(sum) + ")");
       } else if (std::any_of(values.begin(), values.end(), [](int b) { return b <= 0; })) {
-        checks_.report(n, "options.balance",
-                       "ValueError: all balance numbers must be positive integer (balance: " + python_int_list(values) + ")");
+        checks_.report(
+            n, "options.balance",
+            "ValueError: all balance numbers must be positive integer (balance: " + python_int_list(values) + ")");
       } else if (interleaved && partitions % v != 0) {
         checks_.report(n, "options.balance",
                        "ValueError: " + std::string(name_of(kScheduleKindNames, input_.options.schedule)) +
-                           " needs virtual_stages (" + std::to_string(v) +
-                           ") stages per device, found " + std::to_string(partitions) + " stages");
+                           " needs virtual_stages (" + std::to_string(v) + ") stages per device, found " +
+                           std::to_string(partitions) + " stages");
       } else if (devices_ok_ && partitions / v > input_.device_count) {
         checks_.report(n, "options.balance",
                        "IndexError: too few devices to hold given partitions (devices: " + devices +
@@ -448,7 +473,8 @@ class PipelineReader {
     const Node& at = stages.IsDefined() ? stages : devices_["count"];
     const std::string path = stages.IsDefined() ? "options.stages" : "devices.count";
     if (partitions < 1) {
-      checks_.report(at, path, "ValueError: partitions must be a positive integer (" + std::to_string(partitions) + " < 1)");
+      checks_.report(at, path,
+                     "ValueError: partitions must be a positive integer (" + std::to_string(partitions) + " < 1)");
     } else if (layers < partitions * v) {
       checks_.report(at, path,
                      "ValueError: sequence is shorter than intended partitions (" + std::to_string(layers) + " < " +
@@ -460,8 +486,8 @@ class PipelineReader {
     } else if (balancing_work_too_large(layers, partitions * v)) {
       checks_.report(at, path,
                      "too large: balancing " + std::to_string(layers) + " layers into " +
-                         std::to_string(partitions * v) + " stages needs layers x stages <= " +
-                         std::to_string(kMaxBalanceWork) + " (found " +
+                         std::to_string(partitions * v) +
+                         " stages needs layers x stages <= " + std::to_string(kMaxBalanceWork) + " (found " +
                          std::to_string(static_cast<std::int64_t>(layers) * partitions * v) +
                          "); give options.balance, balance_by 'uniform', or fewer stages");
     } else if (stages.IsDefined()) {
@@ -496,9 +522,12 @@ class PipelineReader {
     if (!multi_stage_schedule(o.schedule) || !schedule_ok_ || !chunks_ok_ || !batch_ok_ || input_.layers.empty())
       return;
     int devices = 0;
-    if (o.balance) devices = static_cast<int>(o.balance->size()) / o.virtual_stages;
-    else if (o.stages) devices = *o.stages;
-    else if (devices_ok_) devices = input_.device_count;
+    if (o.balance)
+      devices = static_cast<int>(o.balance->size()) / o.virtual_stages;
+    else if (o.stages)
+      devices = *o.stages;
+    else if (devices_ok_)
+      devices = input_.device_count;
     if (devices <= 0) return;
     const int per_chunk = (input_.batch_size + o.chunks - 1) / o.chunks;
     const int micro_batches = (input_.batch_size + per_chunk - 1) / per_chunk;
@@ -516,9 +545,9 @@ class PipelineReader {
     const std::int64_t batch = input_.batch_size;
     const double scale = std::max(input_.options.param_scale, 1.0);
     auto too_large = [&](const Node& at, const std::string& path, const std::string& what) {
-      others_.report(at, path,
-                     "too large: " + what + " exceed 2^62 bytes (" + std::to_string(kLimit) +
-                         "), the most a plan adds up");
+      others_.report(
+          at, path,
+          "too large: " + what + " exceed 2^62 bytes (" + std::to_string(kLimit) + "), the most a plan adds up");
     };
     Node layers = root_["layers"];
     std::int64_t params = 0;

@@ -18,7 +18,8 @@ LayerRanges::LayerRanges(const PipelineInput& input) : input_(input) {
   }
   std::vector<const Skip*> skips;
   for (const auto& skip : input.skips) skips.push_back(&skip);
-  std::stable_sort(skips.begin(), skips.end(), [](const Skip* a, const Skip* b) { return a->stash_layer < b->stash_layer; });
+  std::stable_sort(skips.begin(), skips.end(),
+                   [](const Skip* a, const Skip* b) { return a->stash_layer < b->stash_layer; });
   const std::size_t count = skips.size();
   std::vector<std::vector<std::pair<int, std::int64_t>>> nodes(count + 1);
   for (std::size_t position = 1; position <= count; ++position) {
@@ -39,11 +40,12 @@ LayerRanges::LayerRanges(const PipelineInput& input) : input_(input) {
 }
 
 std::int64_t LayerRanges::input_bytes(int begin, int end) const {
-  std::int64_t bytes = begin == 0 ? input_.input_bytes_per_sample : input_.layers[begin - 1].activation_bytes_per_sample;
+  std::int64_t bytes =
+      begin == 0 ? input_.input_bytes_per_sample : input_.layers[begin - 1].activation_bytes_per_sample;
   // Skips stashed before `begin` are the first k in stash order; of those, sum the
   // bytes of the ones popped in [begin, end).
-  const std::size_t k = static_cast<std::size_t>(
-      std::lower_bound(sorted_stash_.begin(), sorted_stash_.end(), begin) - sorted_stash_.begin());
+  const std::size_t k = static_cast<std::size_t>(std::lower_bound(sorted_stash_.begin(), sorted_stash_.end(), begin) -
+                                                 sorted_stash_.begin());
   for (std::size_t node = k; node > 0; node -= node & (~node + 1)) {
     const auto& pops = node_pops_[node];
     const auto& prefix = node_bytes_[node];
@@ -88,9 +90,8 @@ ActivationProfile::ActivationProfile(const std::vector<Task>& order, const Micro
   }
   // Keep the Pareto front: in and A are never negative, so a point no larger in
   // both coordinates than another never gives the maximum alone.
-  std::sort(points.begin(), points.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second > b.second;
-  });
+  std::sort(points.begin(), points.end(),
+            [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second > b.second; });
   std::int64_t best_beta = -1;
   for (const auto& p : points)
     if (p.second > best_beta) {
@@ -127,7 +128,9 @@ std::int64_t activation_peak(const std::vector<Task>& order, const MicroBatches&
           peak = std::max(peak, current);
         }
         break;
-      case TaskKind::kBackwardWeight: current -= (in[t.stage] + activations[t.stage]) * b; break;
+      case TaskKind::kBackwardWeight:
+        current -= (in[t.stage] + activations[t.stage]) * b;
+        break;
     }
   }
   return peak;

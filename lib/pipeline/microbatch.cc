@@ -6,9 +6,12 @@ namespace {
 // Pipe's checkpoint_stop: micro-batches with a smaller index are checkpointed.
 int checkpoint_stop(const PipelineOptions& options) {
   switch (options.checkpoint) {
-    case CheckpointMode::kAlways: return options.chunks;
-    case CheckpointMode::kExceptLast: return options.chunks - 1;
-    case CheckpointMode::kNever: break;
+    case CheckpointMode::kAlways:
+      return options.chunks;
+    case CheckpointMode::kExceptLast:
+      return options.chunks - 1;
+    case CheckpointMode::kNever:
+      break;
   }
   return 0;
 }

@@ -10,8 +10,8 @@
 namespace shardplan::pipeline {
 
 struct MicroBatches {
-  std::vector<int> sizes;            // b_i, in order
-  std::vector<bool> checkpointed;    // i < checkpoint_stop
+  std::vector<int> sizes;             // b_i, in order
+  std::vector<bool> checkpointed;     // i < checkpoint_stop
   std::vector<std::string> warnings;  // docs/formats/pipeline.md (deferred BatchNorm)
 };
 

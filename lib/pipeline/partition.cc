@@ -42,10 +42,9 @@ std::vector<int> balance_from_choices(const std::vector<std::vector<int>>& choic
 // tried for stage j starting at i (every end past it costs more than the
 // threshold or does not fit); ends are tried in ascending order, so the same
 // feasible transitions give the same answer whatever the bound.
-std::optional<std::vector<int>> least_squares_balance(const std::vector<double>& prefix, int n, double threshold,
-                                                      const StageFits& fits,
-                                                      const std::function<int(int, int)>& last_end,
-                                                      const std::vector<std::vector<char>>* reachable_begins = nullptr) {
+std::optional<std::vector<int>> least_squares_balance(
+    const std::vector<double>& prefix, int n, double threshold, const StageFits& fits,
+    const std::function<int(int, int)>& last_end, const std::vector<std::vector<char>>* reachable_begins = nullptr) {
   const int layers = static_cast<int>(prefix.size()) - 1;
   std::vector<std::vector<double>> best(n + 1, std::vector<double>(layers + 1, kInfinity));
   std::vector<std::vector<int>> choice(n + 1, std::vector<int>(layers + 1, -1));
@@ -117,13 +116,19 @@ std::vector<double> layer_costs(const PipelineInput& input) {
   const double latent_scale = static_cast<double>(input.batch_size) / input.options.chunks;
   for (const auto& layer : input.layers) {
     switch (input.options.balance_by) {
-      case BalanceBy::kTime: costs.push_back(layer.fwd_ms_per_sample + layer.bwd_ms_per_sample); break;
+      case BalanceBy::kTime:
+        costs.push_back(layer.fwd_ms_per_sample + layer.bwd_ms_per_sample);
+        break;
       case BalanceBy::kSize:
         costs.push_back(std::trunc(static_cast<double>(layer.activation_bytes_per_sample) * latent_scale +
                                    static_cast<double>(layer.param_bytes) * input.options.param_scale));
         break;
-      case BalanceBy::kParameters: costs.push_back(static_cast<double>(layer.param_bytes)); break;
-      case BalanceBy::kUniform: costs.push_back(1.0); break;
+      case BalanceBy::kParameters:
+        costs.push_back(static_cast<double>(layer.param_bytes));
+        break;
+      case BalanceBy::kUniform:
+        costs.push_back(1.0);
+        break;
     }
   }
   return costs;
@@ -170,8 +175,10 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem) {
         int lo = b, hi = layers;  // fits(b, lo] known true for lo > b; find the last true end
         while (lo < hi) {
           int mid = lo + (hi - lo + 1) / 2;
-          if (problem.fits(j, b, mid)) lo = mid;
-          else hi = mid - 1;
+          if (problem.fits(j, b, mid))
+            lo = mid;
+          else
+            hi = mid - 1;
         }
         fit_reach[j][b] = lo;
       }
@@ -235,8 +242,10 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem) {
   std::uint64_t hi = std::bit_cast<std::uint64_t>(total);
   while (lo < hi) {
     std::uint64_t mid = lo + (hi - lo) / 2;
-    if (feasible(std::bit_cast<double>(mid), nullptr)) hi = mid;
-    else lo = mid + 1;
+    if (feasible(std::bit_cast<double>(mid), nullptr))
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   const double bottleneck = std::bit_cast<double>(hi);
   if (bottleneck == 0) {
@@ -247,8 +256,8 @@ std::optional<std::vector<int>> optimal_balance(const BalanceProblem& problem) {
   std::vector<std::vector<char>> begins;
   feasible(threshold, &begins);
   // reach() already stops at the last end that fits, so no fit test is repeated.
-  return least_squares_balance(prefix, n, threshold, StageFits{},
-                               [&](int stage, int begin) { return reach(stage, begin); }, &begins);
+  return least_squares_balance(
+      prefix, n, threshold, StageFits{}, [&](int stage, int begin) { return reach(stage, begin); }, &begins);
 }
 
 BlockpartitionResult blockpartition(const std::vector<double>& costs, int partitions) {

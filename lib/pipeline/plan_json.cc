@@ -86,7 +86,8 @@ std::string render_plan_json(const PipelinePlan& plan, const PipelineInput& inpu
     }
   doc["stages"] = stages;
   if (plan.schedule == ScheduleKind::kGpipe) {
-    doc["schedule"] = Json{{"forward", clocks_json(plan.gpipe.forward)}, {"backward", clocks_json(plan.gpipe.backward)}};
+    doc["schedule"] =
+        Json{{"forward", clocks_json(plan.gpipe.forward)}, {"backward", clocks_json(plan.gpipe.backward)}};
     doc["clock_ms"] = Json{{"forward", plan.forward_clock_ms}, {"backward", plan.backward_clock_ms}};
   } else {
     doc["schedule"] = ordered_schedule_json(plan);

@@ -76,8 +76,8 @@ BalanceOutcome choose_balance(const PipelineInput& input, const MicroBatches& mi
     const std::int64_t budget = *input.memory_bytes / v;
     problem.fits = [&, budget](int stage, int begin, int end) {
       std::int64_t act = profiles[stage].peak(ranges.input_bytes(begin, end), ranges.activation_bytes(begin, end));
-      StageMemory memory = stage_memory(ranges.param_bytes(begin, end), options.param_scale,
-                                        ranges.deferred_bn_bytes(begin, end), act);
+      StageMemory memory =
+          stage_memory(ranges.param_bytes(begin, end), options.param_scale, ranges.deferred_bn_bytes(begin, end), act);
       return memory.peak <= budget;
     };
     problem.fits_depends_on_stage = options.schedule != ScheduleKind::kGpipe;
@@ -169,7 +169,8 @@ void evaluate_memory(PipelinePlan& plan, const PipelineInput& input, const Layer
       params += plan.stages[s].param_bytes;
       bn += plan.stages[s].memory.deferred_bn_buffers;
     }
-    device.memory = stage_memory(params, input.options.param_scale, bn, activation_peak(orders[d], plan.micro, in, act));
+    device.memory =
+        stage_memory(params, input.options.param_scale, bn, activation_peak(orders[d], plan.micro, in, act));
     device.fits = fits(device.memory.peak);
     for (int s : device.stages) plan.stages[s].fits = device.fits;
     plan.device_plans.push_back(device);
@@ -209,7 +210,7 @@ PlanResult plan_pipeline(const PipelineInput& input) {
   if (!empty_model) plan.micro = split_micro_batches(input.batch_size, input.options);
 
   if (auto refusal = schedule_refusal(plan.schedule, static_cast<int>(plan.micro.sizes.size()),
-                                     stage_count(input) / plan.virtual_stages, plan.virtual_stages);
+                                      stage_count(input) / plan.virtual_stages, plan.virtual_stages);
       refusal && !input.options.balance) {
     result.failure = PlanFailure{*refusal};
     return result;

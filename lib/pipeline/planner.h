@@ -22,12 +22,12 @@ struct StagePlan {
   int device = 0;
   int begin = 0;
   int end = 0;
-  double fwd_ms_per_sample = 0;  // F_j, summed left to right
-  double bwd_ms_per_sample = 0;  // G_j
+  double fwd_ms_per_sample = 0;         // F_j, summed left to right
+  double bwd_ms_per_sample = 0;         // G_j
   double bwd_input_ms_per_sample = 0;   // I_j (zero-bubble schedules)
   double bwd_weight_ms_per_sample = 0;  // W_j
-  std::int64_t param_bytes = 0;  // P_j
-  StageMemory memory;            // the whole device's memory unless interleaved
+  std::int64_t param_bytes = 0;         // P_j
+  StageMemory memory;                   // the whole device's memory unless interleaved
   bool fits = true;
 };
 
@@ -57,10 +57,10 @@ struct PipelinePlan {
   std::vector<int> balance;
   MicroBatches micro;
   std::vector<StagePlan> stages;
-  std::vector<DevicePlan> device_plans;  // multi-stage schedules only
-  GpipeClocks gpipe;                      // gpipe only
+  std::vector<DevicePlan> device_plans;                     // multi-stage schedules only
+  GpipeClocks gpipe;                                        // gpipe only
   std::vector<double> forward_clock_ms, backward_clock_ms;  // gpipe only
-  Timeline timeline;                      // 1f1b and interleaved
+  Timeline timeline;                                        // 1f1b and interleaved
   double step_time_ms = 0;
   double bubble_fraction = 0;
   double gpipe_bubble_formula = 0;     // (p-1)/(m+p-1), p = devices

@@ -229,8 +229,10 @@ std::vector<Task> dualpipev_order(int m, int p, int device) {
   }
   bool zero_bubble = false;
   auto backward = [&](int s) {
-    if (zero_bubble) input_backward(s);
-    else full_backward(s, false);
+    if (zero_bubble)
+      input_backward(s);
+    else
+      full_backward(s, false);
   };
   const int step6 = device + 1;
   for (int i = 0; i < step6; ++i) {
@@ -249,19 +251,19 @@ std::vector<Task> dualpipev_order(int m, int p, int device) {
 
 }  // namespace
 
-std::optional<std::string> schedule_refusal(ScheduleKind schedule, int micro_batches, int devices,
-                                            int virtual_stages) {
+std::optional<std::string> schedule_refusal(ScheduleKind schedule, int micro_batches, int devices, int virtual_stages) {
   const int m = micro_batches, p = devices;
   if (m == 0 || p == 0) return std::nullopt;
   switch (schedule) {
     case ScheduleKind::kGpipe:
-    case ScheduleKind::kOneFOneB: return std::nullopt;
+    case ScheduleKind::kOneFOneB:
+      return std::nullopt;
     case ScheduleKind::kInterleaved:
     case ScheduleKind::kInterleavedZeroBubble: {
       const int rounds = torch_rounds(m, p);
       if (m % rounds == 0) return std::nullopt;
       return std::string(schedule == ScheduleKind::kInterleaved ? "ValueError: Interleaved 1F1B"
-                                                                 : "ValueError: Zero bubble") +
+                                                                : "ValueError: Zero bubble") +
              " requires the number of microbatches to be a multiple of the number of rounds (" +
              std::to_string(rounds) + "), but got " + std::to_string(m) + ".";
     }
@@ -291,13 +293,27 @@ std::vector<std::vector<Task>> device_task_orders(ScheduleKind schedule, int mic
       continue;
     }
     switch (schedule) {
-      case ScheduleKind::kGpipe: orders.push_back(gpipe_order(m, d)); break;
-      case ScheduleKind::kOneFOneB: orders.push_back(one_f_one_b_order(m, p, d)); break;
-      case ScheduleKind::kInterleaved: orders.push_back(torch_interleaved_order(m, p, v, d, false)); break;
-      case ScheduleKind::kInterleavedZeroBubble: orders.push_back(torch_interleaved_order(m, p, v, d, true)); break;
-      case ScheduleKind::kInterleavedMegatron: orders.push_back(megatron_interleaved_order(m, p, v, d)); break;
-      case ScheduleKind::kZbv: orders.push_back(zbv_order(m, p, d)); break;
-      case ScheduleKind::kDualPipeV: orders.push_back(dualpipev_order(m, p, d)); break;
+      case ScheduleKind::kGpipe:
+        orders.push_back(gpipe_order(m, d));
+        break;
+      case ScheduleKind::kOneFOneB:
+        orders.push_back(one_f_one_b_order(m, p, d));
+        break;
+      case ScheduleKind::kInterleaved:
+        orders.push_back(torch_interleaved_order(m, p, v, d, false));
+        break;
+      case ScheduleKind::kInterleavedZeroBubble:
+        orders.push_back(torch_interleaved_order(m, p, v, d, true));
+        break;
+      case ScheduleKind::kInterleavedMegatron:
+        orders.push_back(megatron_interleaved_order(m, p, v, d));
+        break;
+      case ScheduleKind::kZbv:
+        orders.push_back(zbv_order(m, p, d));
+        break;
+      case ScheduleKind::kDualPipeV:
+        orders.push_back(dualpipev_order(m, p, d));
+        break;
     }
   }
   return orders;
@@ -333,13 +349,15 @@ Timeline simulate(const std::vector<std::vector<Task>>& orders, int micro_batche
     const std::size_t c = cell(t.micro_batch, t.stage);
     switch (t.kind) {
       case TaskKind::kForward:
-        return t.stage == 0 || need(forward_end[cell(t.micro_batch, t.stage - 1)], forward_clock[cell(t.micro_batch, t.stage - 1)]);
+        return t.stage == 0 ||
+               need(forward_end[cell(t.micro_batch, t.stage - 1)], forward_clock[cell(t.micro_batch, t.stage - 1)]);
       case TaskKind::kBackward:
       case TaskKind::kBackwardInput:
         if (!need(forward_end[c], forward_clock[c])) return false;
         return t.stage == stages - 1 ||
                need(grad_end[cell(t.micro_batch, t.stage + 1)], grad_clock[cell(t.micro_batch, t.stage + 1)]);
-      case TaskKind::kBackwardWeight: return need(grad_end[c], grad_clock[c]);
+      case TaskKind::kBackwardWeight:
+        return need(grad_end[c], grad_clock[c]);
     }
     return false;
   };

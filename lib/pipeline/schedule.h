@@ -38,8 +38,7 @@ struct Task {
 
 // Why a schedule cannot run a configuration (torch raises ValueError): the
 // message, or nullopt when it can. `devices` = p, `virtual_stages` = v.
-std::optional<std::string> schedule_refusal(ScheduleKind schedule, int micro_batches, int devices,
-                                            int virtual_stages);
+std::optional<std::string> schedule_refusal(ScheduleKind schedule, int micro_batches, int devices, int virtual_stages);
 
 // Pipe's _clock_cycles for m micro-batches and n stages, forward then mirrored backward.
 struct GpipeClocks {

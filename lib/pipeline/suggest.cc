@@ -23,7 +23,8 @@ int micro_batch_count(int batch_size, int chunks) {
 
 std::string schedule_label(const Candidate& c) {
   std::string name(name_of(kScheduleKindNames, c.schedule));
-  if (multi_stage_schedule(c.schedule) && !v_shaped_schedule(c.schedule)) name += " v" + std::to_string(c.virtual_stages);
+  if (multi_stage_schedule(c.schedule) && !v_shaped_schedule(c.schedule))
+    name += " v" + std::to_string(c.virtual_stages);
   return name;
 }
 
@@ -99,17 +100,18 @@ Suggestions suggest(const PipelineInput& input) {
   auto key = [](const Candidate& c) {
     return std::tuple(c.step_time_ms, c.devices, static_cast<int>(c.schedule), c.chunks);
   };
-  std::stable_sort(fitting.begin(), fitting.end(), [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [&](const Candidate& a, const Candidate& b) { return key(a) < key(b); });
   out.ranked = std::move(fitting);
   return out;
 }
 
 std::string render_suggestions(const Suggestions& suggestions, const PipelineInput& input, int shown) {
   const std::size_t tried = suggestions.ranked.size() + suggestions.rejected.size();
-  std::string out = fmt::format("{} layers, batch {}, up to {} devices{}: {} plans tried, {} fit\n",
-                                input.layers.size(), input.batch_size, input.device_count,
-                                input.memory_bytes ? " of " + format_bytes(static_cast<double>(*input.memory_bytes)) : "",
-                                tried, suggestions.ranked.size());
+  std::string out = fmt::format(
+      "{} layers, batch {}, up to {} devices{}: {} plans tried, {} fit\n", input.layers.size(), input.batch_size,
+      input.device_count, input.memory_bytes ? " of " + format_bytes(static_cast<double>(*input.memory_bytes)) : "",
+      tried, suggestions.ranked.size());
   if (suggestions.ranked.empty()) {
     out += "no plan fits";
   } else {
@@ -145,7 +147,8 @@ std::string render_suggestions(const Suggestions& suggestions, const PipelineInp
     // else (blockpartition's failures) could not be balanced at all.
     std::map<int, std::pair<int, int>> by_schedule;  // schedule -> (over memory, not balanced)
     for (const auto& c : suggestions.rejected) {
-      bool memory = c.rejection.find(" fits in ") != std::string::npos || c.rejection.find(" needs ") != std::string::npos;
+      bool memory =
+          c.rejection.find(" fits in ") != std::string::npos || c.rejection.find(" needs ") != std::string::npos;
       auto& counts = by_schedule[static_cast<int>(c.schedule)];
       ++(memory ? counts.first : counts.second);
     }

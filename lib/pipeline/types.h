@@ -30,11 +30,11 @@ enum class BalanceAlgorithm { kOptimal, kBlockpartition };
 enum class ScheduleKind {
   kGpipe,
   kOneFOneB,
-  kInterleaved,           // torch ScheduleInterleaved1F1B (flexible rounds)
-  kInterleavedMegatron,   // Megatron-LM's original interleaving (m a multiple of p)
-  kInterleavedZeroBubble, // torch ScheduleInterleavedZeroBubble (ZB1P)
-  kZbv,                   // torch ScheduleZBVZeroBubble (two stages per device in a V)
-  kDualPipeV,             // torch ScheduleDualPipeV (DeepSeek-V3's DualPipe, V-shaped)
+  kInterleaved,            // torch ScheduleInterleaved1F1B (flexible rounds)
+  kInterleavedMegatron,    // Megatron-LM's original interleaving (m a multiple of p)
+  kInterleavedZeroBubble,  // torch ScheduleInterleavedZeroBubble (ZB1P)
+  kZbv,                    // torch ScheduleZBVZeroBubble (two stages per device in a V)
+  kDualPipeV,              // torch ScheduleDualPipeV (DeepSeek-V3's DualPipe, V-shaped)
 };
 
 inline constexpr NameTable<CheckpointMode, 3> kCheckpointModeNames{{
@@ -70,9 +70,7 @@ inline constexpr NameTable<ScheduleKind, 7> kScheduleKindNames{{
 }};
 
 // Schedules that place several (virtual) stages on each device.
-inline bool multi_stage_schedule(ScheduleKind s) {
-  return s != ScheduleKind::kGpipe && s != ScheduleKind::kOneFOneB;
-}
+inline bool multi_stage_schedule(ScheduleKind s) { return s != ScheduleKind::kGpipe && s != ScheduleKind::kOneFOneB; }
 // Schedules that place a device's two stages in a V: device d holds stages d and 2p-1-d.
 inline bool v_shaped_schedule(ScheduleKind s) { return s == ScheduleKind::kZbv || s == ScheduleKind::kDualPipeV; }
 // Schedules that split backwards into I and W (DualPipeV runs both full and split ones).
@@ -108,8 +106,10 @@ inline std::pair<double, double> split_backward_ms(const Layer& l) {
   const double g = l.bwd_ms_per_sample;
   if (l.bwd_input_ms_per_sample && l.bwd_weight_ms_per_sample)
     return {*l.bwd_input_ms_per_sample, *l.bwd_weight_ms_per_sample};
-  if (l.bwd_input_ms_per_sample) return {*l.bwd_input_ms_per_sample, g > *l.bwd_input_ms_per_sample ? g - *l.bwd_input_ms_per_sample : 0.0};
-  if (l.bwd_weight_ms_per_sample) return {g > *l.bwd_weight_ms_per_sample ? g - *l.bwd_weight_ms_per_sample : 0.0, *l.bwd_weight_ms_per_sample};
+  if (l.bwd_input_ms_per_sample)
+    return {*l.bwd_input_ms_per_sample, g > *l.bwd_input_ms_per_sample ? g - *l.bwd_input_ms_per_sample : 0.0};
+  if (l.bwd_weight_ms_per_sample)
+    return {g > *l.bwd_weight_ms_per_sample ? g - *l.bwd_weight_ms_per_sample : 0.0, *l.bwd_weight_ms_per_sample};
   return {g / 2, g / 2};
 }
 

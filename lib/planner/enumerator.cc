@@ -16,10 +16,17 @@ namespace {
 // ones our config cannot name: they take part in torchrec's set operations and so
 // in its option order.
 const std::vector<std::string>& torchrec_kernel_names() {
-  static const std::vector<std::string> names{
-      "dense",     "fused",     "fused_uvm",         "fused_uvm_caching",
-      "quant",     "quant_uvm", "quant_uvm_caching", "key_value",
-      "customized_kernel", "ssd_virtual_table", "dram_virtual_table"};
+  static const std::vector<std::string> names{"dense",
+                                              "fused",
+                                              "fused_uvm",
+                                              "fused_uvm_caching",
+                                              "quant",
+                                              "quant_uvm",
+                                              "quant_uvm_caching",
+                                              "key_value",
+                                              "customized_kernel",
+                                              "ssd_virtual_table",
+                                              "dram_virtual_table"};
   return names;
 }
 
@@ -43,8 +50,7 @@ std::string module_class_name(ModuleKind kind) {
                                            : "torchrec.modules.embedding_modules.EmbeddingCollection";
 }
 std::string sharder_class_name(ModuleKind kind) {
-  return kind == ModuleKind::kEmbeddingBag ? "EmbeddingBagCollectionSharder"
-                                           : "EmbeddingCollectionSharder";
+  return kind == ModuleKind::kEmbeddingBag ? "EmbeddingBagCollectionSharder" : "EmbeddingCollectionSharder";
 }
 
 template <typename Enum, std::size_t N>
@@ -68,8 +74,8 @@ struct FilterNotes {
 // torchrec's _filter_sharding_types: without constrained types, the sharder's
 // types in order minus grid_shard; with them, the set intersection.
 std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig* c,
-                                               const std::vector<std::string>& allowed,
-                                               FilterNotes& notes, SetIntersectionMemo& memo) {
+                                               const std::vector<std::string>& allowed, FilterNotes& notes,
+                                               SetIntersectionMemo& memo) {
   if (!c || !c->sharding_types || c->sharding_types->empty()) {
     std::vector<std::string> out;
     for (const auto& t : allowed)
@@ -79,8 +85,8 @@ std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig*
   const auto constrained = to_names(kShardingTypeNames, *c->sharding_types);
   auto out = memo.intersection(constrained, allowed);
   if (out.empty())
-    notes.lines.push_back("constrained sharding types " + bracketed_names(constrained) +
-                          ", allowed sharding types " + bracketed_names(allowed));
+    notes.lines.push_back("constrained sharding types " + bracketed_names(constrained) + ", allowed sharding types " +
+                          bracketed_names(allowed));
   return out;
 }
 
@@ -88,8 +94,8 @@ std::vector<std::string> filter_sharding_types(const ParameterConstraintsConfig*
 // intersected with the sharder's; dense is dropped when fused is also left.
 std::vector<std::string> filter_compute_kernels(const ParameterConstraintsConfig* c,
                                                 const std::vector<std::string>& allowed,
-                                                const std::string& sharding_type,
-                                                FilterNotes& notes, SetIntersectionMemo& memo) {
+                                                const std::string& sharding_type, FilterNotes& notes,
+                                                SetIntersectionMemo& memo) {
   std::vector<std::string> constrained;
   if (c && c->compute_kernels && !c->compute_kernels->empty()) {
     constrained = to_names(kComputeKernelNames, *c->compute_kernels);
@@ -102,8 +108,8 @@ std::vector<std::string> filter_compute_kernels(const ParameterConstraintsConfig
   const bool has_fused = std::find(out.begin(), out.end(), "fused") != out.end();
   if (has_dense && has_fused) out.erase(std::find(out.begin(), out.end(), "dense"));
   if (out.empty())
-    notes.lines.push_back("for " + sharding_type + ": constrained compute kernels " +
-                          bracketed_names(constrained) + ", allowed compute kernels " + bracketed_names(allowed));
+    notes.lines.push_back("for " + sharding_type + ": constrained compute kernels " + bracketed_names(constrained) +
+                          ", allowed compute kernels " + bracketed_names(allowed));
   return out;
 }
 
@@ -159,8 +165,8 @@ std::vector<int> torchrec_module_order(const ModelConfig& model) {
 // compute device's memory kind, else none.
 std::vector<std::int64_t> device_memory_sizes(const Topology& topology) {
   std::vector<std::int64_t> out;
-  const bool hbm_device = topology.compute_device == ComputeDevice::kCuda ||
-                          topology.compute_device == ComputeDevice::kMtia;
+  const bool hbm_device =
+      topology.compute_device == ComputeDevice::kCuda || topology.compute_device == ComputeDevice::kMtia;
   if (hbm_device ? !topology.has_custom_hbm_cap : !topology.has_custom_ddr_cap) return out;
   for (const auto& d : topology.devices) out.push_back(hbm_device ? d.storage.hbm : d.storage.ddr);
   return out;
@@ -172,11 +178,9 @@ std::optional<CacheParams> resolve_cache_params(const ParameterConstraintsConfig
 }
 
 // Options of one table, unestimated; independent of every other table.
-std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const Topology& topology,
-                                            int module_index, int table_index,
-                                            bool module_weighted,
-                                            const std::vector<std::int64_t>& memory_sizes,
-                                            SetIntersectionMemo& memo) {
+std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const Topology& topology, int module_index,
+                                            int table_index, bool module_weighted,
+                                            const std::vector<std::int64_t>& memory_sizes, SetIntersectionMemo& memo) {
   const ModelConfig& model = input.model;
   const ModuleConfig& module = model.modules[static_cast<std::size_t>(module_index)];
   const TableConfig& table = module.tables[static_cast<std::size_t>(table_index)];
@@ -221,8 +225,8 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
   const auto allowed_types = to_names(kShardingTypeNames, sharder_sharding_types(module.kind, topology.compute_device));
   for (const auto& type_name : filter_sharding_types(c, allowed_types, notes, memo)) {
     const ShardingType sharding_type = *parse_name(kShardingTypeNames, type_name);
-    const auto kernels = filter_compute_kernels(
-        c, sharder_compute_kernels(sharding_type, topology.compute_device), type_name, notes, memo);
+    const auto kernels = filter_compute_kernels(c, sharder_compute_kernels(sharding_type, topology.compute_device),
+                                                type_name, notes, memo);
     if (kernels.empty()) continue;
     // The layout depends on the sharding type only: computed once, shared by kernels.
     std::vector<Shard> shards;
@@ -238,8 +242,8 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
       // table that cannot be laid out has no sharding option (exit 1), like a table
       // whose constraints leave none.
       throw EnumerationError(table.name, "Failed to calculate sharding plan: " + std::string(e.what()) +
-                                             " Context: table_name='" + table.name + "', module_path='" +
-                                             module.path + "', sharding_type='" + type_name + "'");
+                                             " Context: table_name='" + table.name + "', module_path='" + module.path +
+                                             "', sharding_type='" + type_name + "'");
     }
     for (const auto& kernel_name : kernels) {
       const auto kernel = parse_name(kComputeKernelNames, kernel_name);
@@ -254,8 +258,8 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
   if (options.empty()) {
     std::string message =
         "No available sharding type and compute kernel combination after applying user "
-        "provided constraints for " + table.name + ". Module: " + module_class_name(module.kind) +
-        ", sharder: " + sharder_class_name(module.kind) +
+        "provided constraints for " +
+        table.name + ". Module: " + module_class_name(module.kind) + ", sharder: " + sharder_class_name(module.kind) +
         ", compute device: " + std::string(to_string(topology.compute_device)) + ".";
     for (const auto& line : notes.lines) message += " " + line + ".";
     throw EnumerationError(table.name, message);
@@ -267,14 +271,11 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
 
 std::vector<ShardingType> sharder_sharding_types(ModuleKind kind, ComputeDevice device) {
   using ST = ShardingType;
-  if (kind == ModuleKind::kEmbedding)
-    return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
+  if (kind == ModuleKind::kEmbedding) return {ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kRowWise};
   if (device == ComputeDevice::kMtia)
-    return {ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise,
-            ST::kGridShard};
+    return {ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise, ST::kRowWise, ST::kTableRowWise, ST::kGridShard};
   std::vector<ST> out{ST::kDataParallel, ST::kTableWise, ST::kColumnWise, ST::kTableColumnWise};
-  if (device == ComputeDevice::kCuda)
-    out.insert(out.end(), {ST::kRowWise, ST::kTableRowWise, ST::kGridShard});
+  if (device == ComputeDevice::kCuda) out.insert(out.end(), {ST::kRowWise, ST::kTableRowWise, ST::kGridShard});
   return out;
 }
 
@@ -306,8 +307,7 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
   // Work in shards, roughly (a row-wise option has world-size shards); small
   // models stay on one thread, where starting the pool costs more than it saves.
   const std::size_t work = tables.size() * static_cast<std::size_t>(std::max(topology.world_size, 1));
-  const int threads =
-      work >= parallelism.min_shards || tables.size() >= kParallelMinTables ? parallelism.threads() : 1;
+  const int threads = work >= parallelism.min_shards || tables.size() >= kParallelMinTables ? parallelism.threads() : 1;
   // One lane per thread, each with its own memo, taking every lanes-th table.
   const std::size_t lanes = std::max<std::size_t>(1, std::min(tables.size(), static_cast<std::size_t>(threads)));
   std::vector<SetIntersectionMemo> memos(lanes);
@@ -338,19 +338,24 @@ std::vector<ShardingOption> enumerate_options(const PlanningInput& input, const 
 PartitionBy partition_by_of(ShardingType t) {
   switch (t) {
     case ShardingType::kTableWise:
-    case ShardingType::kColumnWise: return PartitionBy::kDevice;
+    case ShardingType::kColumnWise:
+      return PartitionBy::kDevice;
     case ShardingType::kTableRowWise:
-    case ShardingType::kTableColumnWise: return PartitionBy::kHost;
+    case ShardingType::kTableColumnWise:
+      return PartitionBy::kHost;
     case ShardingType::kRowWise:
-    case ShardingType::kDataParallel: return PartitionBy::kUniform;
-    case ShardingType::kGridShard: return PartitionBy::kMultiHost;
+    case ShardingType::kDataParallel:
+      return PartitionBy::kUniform;
+    case ShardingType::kGridShard:
+      return PartitionBy::kMultiHost;
   }
   return PartitionBy::kDevice;
 }
 
 std::unique_ptr<Enumerator> make_enumerator(EnumeratorKind kind) {
   switch (kind) {
-    case EnumeratorKind::kEmbedding: return std::make_unique<EmbeddingEnumerator>();
+    case EnumeratorKind::kEmbedding:
+      return std::make_unique<EmbeddingEnumerator>();
   }
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }

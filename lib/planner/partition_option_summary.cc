@@ -48,13 +48,15 @@ PartitionOptionSummary summarise(const ShardingOption& option, int path_id) {
 }
 
 void assign_dense_ranks(std::vector<PartitionOptionSummary>& summaries) {
-  assign_ranks(summaries, [](const PartitionOptionSummary& s) { return s.total_storage; },
-               [](PartitionOptionSummary& s) -> int& { return s.storage_rank; });
+  assign_ranks(
+      summaries, [](const PartitionOptionSummary& s) { return s.total_storage; },
+      [](PartitionOptionSummary& s) -> int& { return s.storage_rank; });
   bool finite = true;
   for (const auto& s : summaries) finite = finite && s.total_perf == s.total_perf;  // no NaN
   if (finite)
-    assign_ranks(summaries, [](const PartitionOptionSummary& s) { return s.total_perf; },
-                 [](PartitionOptionSummary& s) -> int& { return s.perf_rank; });
+    assign_ranks(
+        summaries, [](const PartitionOptionSummary& s) { return s.total_perf; },
+        [](PartitionOptionSummary& s) -> int& { return s.perf_rank; });
 }
 
 PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary) {

@@ -57,8 +57,7 @@ double bwd_compute(const WallTimeInputs& in, double fwd_compute) {
 // torchrec for any positive bandwidth) without dividing, so no NaN on a 0 bandwidth.
 double prefetch_time(const WallTimeInputs& in, double cache_fetches, std::int64_t emb_dim) {
   if (cache_fetches == 0) return 0;
-  return cache_fetches * static_cast<double>(emb_dim) * in.table_data_type_size /
-         in.hbm_to_ddr_mem_bw;
+  return cache_fetches * static_cast<double>(emb_dim) * in.table_data_type_size / in.hbm_to_ddr_mem_bw;
 }
 
 // torchrec's _get_tw_sharding_perf (also column_wise and table_column_wise).
@@ -69,14 +68,12 @@ Perf tw_perf(const WallTimeInputs& in, std::int64_t emb_dim) {
   const double batch_outputs = sum_outputs(in, batch_inputs);
   const double read = input_read_size(in, batch_inputs * ws);
   // The TBE kernel reads at least 32 columns per row.
-  const double lookup = batch_inputs * ws *
-                        static_cast<double>(std::max(emb_dim, pc::kMinLookupEmbDim)) *
-                        in.table_data_type_size;
+  const double lookup =
+      batch_inputs * ws * static_cast<double>(std::max(emb_dim, pc::kMinLookupEmbDim)) * in.table_data_type_size;
   const double fwd_output = batch_outputs * ws * dim * in.fwd_a2a_comm_data_type_size;
   const double bwd_output = batch_outputs * ws * dim * in.bwd_a2a_comm_data_type_size;
   double block_penalty = 1;
-  if (emb_dim < pc::kFullBlockEmbDim)
-    block_penalty = emb_dim >= 64 ? pc::kHalfBlockPenalty : pc::kQuarterBlockPenalty;
+  if (emb_dim < pc::kFullBlockEmbDim) block_penalty = emb_dim >= 64 ? pc::kHalfBlockPenalty : pc::kQuarterBlockPenalty;
   const double comms_bw = bw(in, in.world_size, in.local_world_size, CollectiveType::kAllToAll);
   Perf perf;
   perf.fwd_comms = fwd_output / comms_bw;
@@ -97,19 +94,15 @@ Perf rw_perf(const WallTimeInputs& in, std::int64_t emb_dim) {
   const double read = input_read_size(in, batch_inputs * ws);
   const double lookup = batch_inputs * ws * dim * in.table_data_type_size;
   // Pooled outputs go through reduce-scatter, sequence outputs through all-to-all.
-  const double fwd_output =
-      in.is_pooled ? batch_outputs * ws * dim * in.fwd_sr_comm_data_type_size
-                   : batch_outputs * ws * dim * in.fwd_a2a_comm_data_type_size;
-  const double bwd_output =
-      in.is_pooled ? batch_outputs * ws * dim * in.bwd_sr_comm_data_type_size
-                   : batch_outputs * ws * dim * in.bwd_a2a_comm_data_type_size;
+  const double fwd_output = in.is_pooled ? batch_outputs * ws * dim * in.fwd_sr_comm_data_type_size
+                                         : batch_outputs * ws * dim * in.fwd_a2a_comm_data_type_size;
+  const double bwd_output = in.is_pooled ? batch_outputs * ws * dim * in.bwd_sr_comm_data_type_size
+                                         : batch_outputs * ws * dim * in.bwd_a2a_comm_data_type_size;
   Perf perf;
-  perf.fwd_comms =
-      fwd_output / bw(in, in.world_size, in.local_world_size, CollectiveType::kReduceScatter);
+  perf.fwd_comms = fwd_output / bw(in, in.world_size, in.local_world_size, CollectiveType::kReduceScatter);
   perf.fwd_compute = (read + lookup + fwd_output) / in.device_bw;
   if (in.is_inference) return perf;  // forward only
-  const double bwd_comms =
-      bwd_output / bw(in, in.world_size, in.local_world_size, CollectiveType::kAllGather);
+  const double bwd_comms = bwd_output / bw(in, in.world_size, in.local_world_size, CollectiveType::kAllGather);
   const double batched_copy = bwd_output * pc::kBatchedCopyPerfFactor / in.device_bw;
   perf.bwd_compute = bwd_compute(in, perf.fwd_compute);
   perf.bwd_comms = bwd_comms + batched_copy;
@@ -135,15 +128,13 @@ Perf twrw_perf(const WallTimeInputs& in, std::int64_t emb_dim) {
   const double hosts = ws / lws;
   const int host_group = static_cast<int>(hosts);
   Perf perf;
-  perf.fwd_comms = fwd_output / bw(in, in.local_world_size, in.local_world_size,
-                                   CollectiveType::kReduceScatter);
+  perf.fwd_comms = fwd_output / bw(in, in.local_world_size, in.local_world_size, CollectiveType::kReduceScatter);
   if (multi_host) {
     const double inter = batch_outputs * hosts * dim * in.fwd_a2a_comm_data_type_size;
     perf.fwd_comms += inter / bw(in, host_group, 1, CollectiveType::kAllToAll);
   }
   perf.fwd_compute = (read + lookup + fwd_output) / in.device_bw;
-  double bwd_comms =
-      bwd_output / bw(in, in.local_world_size, in.local_world_size, CollectiveType::kAllGather);
+  double bwd_comms = bwd_output / bw(in, in.local_world_size, in.local_world_size, CollectiveType::kAllGather);
   if (multi_host) {
     const double inter = batch_outputs * hosts * dim * in.bwd_a2a_comm_data_type_size;
     bwd_comms += inter / bw(in, host_group, 1, CollectiveType::kAllToAll);
@@ -165,13 +156,10 @@ Perf dp_perf(const WallTimeInputs& in, std::int64_t rows, std::int64_t emb_dim) 
   const double lookup = batch_inputs * dim * in.table_data_type_size;
   const double output = batch_outputs * dim * in.table_data_type_size;
   // torchrec multiplies integers here (exact), then converts once.
-  const double table_size =
-      static_cast<double>(rows * emb_dim * static_cast<std::int64_t>(in.table_data_type_size));
+  const double table_size = static_cast<double>(rows * emb_dim * static_cast<std::int64_t>(in.table_data_type_size));
   const double fwd_compute = (read + lookup + output) / in.device_bw;
-  const double num_nodes =
-      std::min(static_cast<double>(in.world_size) / in.local_world_size, 2.0);
-  const double comms_bw =
-      bw(in, in.world_size, in.local_world_size, CollectiveType::kAllReduce);
+  const double num_nodes = std::min(static_cast<double>(in.world_size) / in.local_world_size, 2.0);
+  const double comms_bw = bw(in, in.world_size, in.local_world_size, CollectiveType::kAllReduce);
   // Ring all-reduce moves 2(n-1)/n of the data (NCCL), n capped at 2 nodes...
   double all_reduce = table_size * (2 * num_nodes - 1) / num_nodes / comms_bw;
   // ...and beyond two hosts the inter-host links double the cost.
@@ -186,8 +174,7 @@ Perf dp_perf(const WallTimeInputs& in, std::int64_t rows, std::int64_t emb_dim) 
 
 const ModuleConfig* find_module(const ShardingOption& option, const ModelConfig& model) {
   const auto index = static_cast<std::size_t>(option.module_index);
-  if (index < model.modules.size() && model.modules[index].path == option.path)
-    return &model.modules[index];
+  if (index < model.modules.size() && model.modules[index].path == option.path) return &model.modules[index];
   for (const auto& module : model.modules)
     if (module.path == option.path) return &module;
   return nullptr;
@@ -199,11 +186,15 @@ Perf shard_wall_time(const WallTimeInputs& in, std::int64_t rows, std::int64_t c
   switch (in.sharding_type) {
     case ShardingType::kTableWise:
     case ShardingType::kColumnWise:
-    case ShardingType::kTableColumnWise: return tw_perf(in, cols);
-    case ShardingType::kRowWise: return rw_perf(in, cols);
+    case ShardingType::kTableColumnWise:
+      return tw_perf(in, cols);
+    case ShardingType::kRowWise:
+      return rw_perf(in, cols);
     case ShardingType::kTableRowWise:
-    case ShardingType::kGridShard: return twrw_perf(in, cols);
-    case ShardingType::kDataParallel: return dp_perf(in, rows, cols);
+    case ShardingType::kGridShard:
+      return twrw_perf(in, cols);
+    case ShardingType::kDataParallel:
+      return dp_perf(in, rows, cols);
   }
   throw std::logic_error("unknown sharding type");
 }
@@ -266,23 +257,19 @@ WallTimeInputs wall_time_inputs(const ShardingOption& option, const EstimatorCon
   in.is_weighted = perf_is_weighted(option, context);
   in.is_inference = context.planner.is_inference;
 
-  const bool prefetch_pipeline = option.cache_params &&
-                                 option.cache_params->prefetch_pipeline.value_or(false);
-  auto device_bw = kernel_bw_lookup(topology.compute_device, option.compute_kernel,
-                                    topology.hbm_mem_bw, topology.ddr_mem_bw,
-                                    topology.hbm_to_ddr_mem_bw, option.cache_load_factor(),
-                                    prefetch_pipeline);
+  const bool prefetch_pipeline = option.cache_params && option.cache_params->prefetch_pipeline.value_or(false);
+  auto device_bw =
+      kernel_bw_lookup(topology.compute_device, option.compute_kernel, topology.hbm_mem_bw, topology.ddr_mem_bw,
+                       topology.hbm_to_ddr_mem_bw, option.cache_load_factor(), prefetch_pipeline);
   if (!device_bw)
-    throw std::runtime_error(
-        "no kernel bandwidth exists for compute device " +
-        std::string(to_string(topology.compute_device)) + " and compute kernel " +
-        std::string(to_string(option.compute_kernel)));
+    throw std::runtime_error("no kernel bandwidth exists for compute device " +
+                             std::string(to_string(topology.compute_device)) + " and compute kernel " +
+                             std::string(to_string(option.compute_kernel)));
   in.device_bw = *device_bw;
   return in;
 }
 
-void EmbeddingPerfEstimator::estimate(ShardingOption& option,
-                                      const EstimatorContext& context) const {
+void EmbeddingPerfEstimator::estimate(ShardingOption& option, const EstimatorContext& context) const {
   const WallTimeInputs in = wall_time_inputs(option, context);
   option.is_weighted = in.is_weighted;
   for (auto& shard : option.shards) shard.perf = shard_wall_time(in, shard.size[0], shard.size[1]);

@@ -13,10 +13,10 @@ namespace shardplan {
 // (defaults applied, bandwidths looked up). Sizes in bytes, bandwidths in bytes/ms.
 struct WallTimeInputs {
   ShardingType sharding_type = ShardingType::kTableWise;
-  double device_bw = 0;                  // kernel_bw_lookup of the option's kernel
-  std::vector<double> input_lengths;     // pooling factor per input feature
-  std::vector<double> num_poolings;      // per input feature
-  std::vector<std::int64_t> batch_sizes; // per input feature
+  double device_bw = 0;                   // kernel_bw_lookup of the option's kernel
+  std::vector<double> input_lengths;      // pooling factor per input feature
+  std::vector<double> num_poolings;       // per input feature
+  std::vector<std::int64_t> batch_sizes;  // per input feature
   int world_size = 1;
   int local_world_size = 1;
   double input_data_type_size = 8;

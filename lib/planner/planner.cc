@@ -45,7 +45,8 @@ void describe_shortfall(PlanFailure& failure, const Topology& reserved, const Se
     TableShortfall t;
     t.fqn = smallest->fqn();
     t.smallest_option = smallest->total_storage();
-    for (const auto& shard : smallest->shards) t.largest_shard = std::max(t.largest_shard, shard.storage.value_or(Storage{}));
+    for (const auto& shard : smallest->shards)
+      t.largest_shard = std::max(t.largest_shard, shard.storage.value_or(Storage{}));
     failure.tables.push_back(std::move(t));
   }
 }
@@ -149,8 +150,10 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         continue;
       }
       ++result.num_proposals;
-      Evaluation verdict = evaluator.evaluate(proposer, step, *proposal, key, tally.total_storage(), best_rating, known);
-      if (observer_) observer_->on_verdict(*proposal, verdict.ok ? std::optional<double>(verdict.rating) : std::nullopt);
+      Evaluation verdict =
+          evaluator.evaluate(proposer, step, *proposal, key, tally.total_storage(), best_rating, known);
+      if (observer_)
+        observer_->on_verdict(*proposal, verdict.ok ? std::optional<double>(verdict.rating) : std::nullopt);
       if (verdict.ok) {
         ++result.num_plans;
         // Strictly better only: the earliest proposal wins a tie (torchrec).

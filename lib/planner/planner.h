@@ -35,11 +35,11 @@ struct OptionFit {
 // More capacity that would make something fit: the free storage per rank (and in
 // all) it lacks, and the flag values that would give it with the same reservation.
 struct CapacityFix {
-  Storage more_per_rank;               // 0 where that resource is not short
-  Storage more_total;                  // 0 where that resource is not short
+  Storage more_per_rank;                // 0 where that resource is not short
+  Storage more_total;                   // 0 where that resource is not short
   std::optional<std::int64_t> hbm_cap;  // --hbm-cap per rank (bytes, whole GiB)
   std::optional<std::int64_t> ddr_cap;  // --ddr-cap per rank (bytes, whole GiB)
-  std::optional<int> world_size;       // devices of the current size the total needs
+  std::optional<int> world_size;        // devices of the current size the total needs
 };
 
 // One table that cannot be placed whatever its option: its smallest option (by
@@ -96,19 +96,19 @@ struct OptionSearchVerdict {
 struct PlanFailure {
   PlannerErrorType error_type = PlannerErrorType::kOther;
   FailureStage stage = FailureStage::kPlan;
-  std::string stage_reason;          // kReservation / kProposer / kCrash: that stage's own reason
+  std::string stage_reason;  // kReservation / kProposer / kCrash: that stage's own reason
   // kPlan: the partitioner's reason for the last proposal tried (its option id is
   // one of the planned SearchSpace; lib/planner_output/partition_failure_text.h renders it).
   std::optional<PartitionFailure> last_partition_failure;
-  Storage lowest_storage;            // smallest proposal total seen (torchrec's lowest_storage)
-  Storage global_available;          // sum of the reserved capacities
-  Storage largest_rank_free;         // component-wise max of reserved per-rank capacities
+  Storage lowest_storage;              // smallest proposal total seen (torchrec's lowest_storage)
+  Storage global_available;            // sum of the reserved capacities
+  Storage largest_rank_free;           // component-wise max of reserved per-rank capacities
   std::vector<TableShortfall> tables;  // tables none of whose options fit a rank
   // Filled by planner/advice/failure_fixes.h when the smallest proposal exceeds the
   // storage of all ranks together.
   std::optional<CapacityFix> total_fix;
-  std::vector<std::string> constrained_tables;  // fqns with sharding_types / compute_kernels constraints
-  bool has_fixes = false;  // failure_fixes.h ran
+  std::vector<std::string> constrained_tables;       // fqns with sharding_types / compute_kernels constraints
+  bool has_fixes = false;                            // failure_fixes.h ran
   std::optional<OptionSearchVerdict> option_search;  // set by the optimizing refinement's search
 };
 
@@ -116,7 +116,7 @@ struct PlanFailure {
 // and `failure` is meaningful.
 struct PlanResult {
   std::optional<ReservationResult> reservation;  // unset when the reservation failed
-  std::vector<ShardingOption> plan;  // best proposal in proposal order, shard ranks set
+  std::vector<ShardingOption> plan;              // best proposal in proposal order, shard ranks set
   // When no proposal fits: the last one tried, every shard at rank -1 (what
   // torchrec hands EmbeddingStats in that case).
   std::vector<ShardingOption> last_proposal;
@@ -146,10 +146,8 @@ class EmbeddingShardingPlanner {
  public:
   // `estimator` re-estimates options a proposer modifies (may be empty);
   // `parallelism` says which threads the planner may use (none by default).
-  EmbeddingShardingPlanner(const StorageReservation& reservation,
-                           std::vector<std::unique_ptr<Proposer>> proposers,
-                           Partitioner& partitioner, OptionEstimator estimator = {},
-                           Parallelism parallelism = {});
+  EmbeddingShardingPlanner(const StorageReservation& reservation, std::vector<std::unique_ptr<Proposer>> proposers,
+                           Partitioner& partitioner, OptionEstimator estimator = {}, Parallelism parallelism = {});
 
   // Plans the model on `topology` (before reservation) over `space` (the
   // enumerated options with estimates; proposers add the options they derive).

@@ -15,10 +15,10 @@ enum class PlanStage { kEnumerating, kPreparing, kProposing };
 // A snapshot of a planning run.
 struct PlanProgress {
   PlanStage stage = PlanStage::kEnumerating;
-  std::size_t proposer = 0;        // kProposing: the running proposer's index in the planner options
-  std::size_t num_proposers = 0;   // kProposing: how many proposers run
-  int proposals_tried = 0;         // proposals partitioned so far, all proposers together
-  std::optional<double> best_perf; // the best plan's perf rating so far, once one was placed
+  std::size_t proposer = 0;         // kProposing: the running proposer's index in the planner options
+  std::size_t num_proposers = 0;    // kProposing: how many proposers run
+  int proposals_tried = 0;          // proposals partitioned so far, all proposers together
+  std::optional<double> best_perf;  // the best plan's perf rating so far, once one was placed
 };
 
 // Called on the planning thread when a stage or proposer starts and after every

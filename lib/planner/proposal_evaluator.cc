@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-
 namespace shardplan {
 
 // Partitioning and rating are pure functions of the proposal, so they can run
@@ -116,8 +115,7 @@ void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
   }
 }
 
-void ProposalEvaluator::evaluate_ahead(const Proposer& proposer,
-                                       const std::function<bool(const ProposalKey&)>& known) {
+void ProposalEvaluator::evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known) {
   // Enough work per thread start; each evaluated plan holds its placement until used.
   const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads_, 1));
   std::vector<Ahead> todo;

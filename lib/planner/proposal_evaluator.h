@@ -36,8 +36,8 @@ class ProposalEvaluator {
   // no longer grows) on `constraint`.
   ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model, const Topology& constraint,
                     const SearchSpace& space, const std::vector<std::unique_ptr<Proposer>>& proposers,
-                    const ProposalKeyer& keyer, const Parallelism& parallelism,
-                    bool partition_every_proposal = false, const PlanStop* stop = nullptr);
+                    const ProposalKeyer& keyer, const Parallelism& parallelism, bool partition_every_proposal = false,
+                    const PlanStop* stop = nullptr);
   ~ProposalEvaluator();
 
   // Called before proposer `index` proposes.
@@ -47,9 +47,8 @@ class ProposalEvaluator {
   // proposer (0-based, proposals the loop answered from its cache included). The
   // placement is there whenever the rating is below `best_rating`. `known(key)`
   // tells proposals the loop already has a verdict for (not evaluated ahead).
-  Evaluation evaluate(const Proposer& proposer, std::size_t step, const Proposal& proposal,
-                      const ProposalKey& key, const Storage& needed, double best_rating,
-                      const std::function<bool(const ProposalKey&)>& known);
+  Evaluation evaluate(const Proposer& proposer, std::size_t step, const Proposal& proposal, const ProposalKey& key,
+                      const Storage& needed, double best_rating, const std::function<bool(const ProposalKey&)>& known);
 
   // How threads were used, for --timings: "2 threads, proposers walked ahead" or "N threads".
   std::string describe() const;
@@ -87,8 +86,8 @@ class ProposalEvaluator {
   Storage capacity_;  // all devices of constraint_ together
   const ProposalKeyer& keyer_;
   const Parallelism& parallelism_;
-  int threads_ = 1;  // threads for evaluating single proposals ahead
-  std::unique_ptr<PartitionWorkspace> workspace_;  // the loop thread's
+  int threads_ = 1;                                                   // threads for evaluating single proposals ahead
+  std::unique_ptr<PartitionWorkspace> workspace_;                     // the loop thread's
   std::vector<std::unique_ptr<PartitionWorkspace>> lane_workspaces_;  // one per thread evaluating ahead
   std::vector<Walk> walks_;  // per proposer; a proposer is null when not walked
   std::size_t first_walked_;

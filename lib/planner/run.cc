@@ -1,22 +1,22 @@
 #include "planner/run.h"
 
+#include <fmt/format.h>
 #include <chrono>
 #include <exception>
 #include <optional>
 #include <set>
 #include <string>
-#include <fmt/format.h>
 
+#include "planner/advice/failure_fixes.h"
+#include "planner/advice/torchrec_failures.h"
 #include "planner/bounds/capacity_proof.h"
 #include "planner/enumerator.h"
 #include "planner/exact/prove_plan.h"
-#include "planner/advice/failure_fixes.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/perf_estimator.h"
 #include "planner/reservations/storage_reservation.h"
 #include "planner/storage_estimator.h"
 #include "planner/topology.h"
-#include "planner/advice/torchrec_failures.h"
 
 namespace shardplan {
 
@@ -123,8 +123,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     OptionEstimator estimator = [&estimators, &context](ShardingOption& option) {
       for (const ShardEstimator* e : estimators.list()) e->estimate(option, context);
     };
-    EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner, estimator,
-                                     parallelism);
+    EmbeddingShardingPlanner planner(*reservation, make_proposers(input.planner), *partitioner, estimator, parallelism);
     planner.set_observer(observer);
     planner.set_progress_observer(progress);
     // The guard observes every proposal torchrec would partition, also those
@@ -148,14 +147,15 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     if (plan_stop_requested(stop)) return stopped_run();
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();
-      run.bound = compute_lower_bound(bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));
+      run.bound = compute_lower_bound(
+          bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));
       clamp_to_plan(*run.bound, run.result.perf_rating);
       run.phases.mark("lower bound");
       if (refiner) {  // --partitioner optimizing: the exact search proves or improves the plan (issue 30)
         run.phases.restart();
-        const exact::ProofOutcome proof =
-            exact::prove_plan(run.result.plan, run.result.perf_rating, run.search_space.enumerated(),
-                              run.result.reservation->reserved, *run.bound, input.planner.partitioner.time_budget_seconds);
+        const exact::ProofOutcome proof = exact::prove_plan(
+            run.result.plan, run.result.perf_rating, run.search_space.enumerated(), run.result.reservation->reserved,
+            *run.bound, input.planner.partitioner.time_budget_seconds);
         run.phases.mark(proof.summary);
       }
     }

@@ -12,8 +12,8 @@
 #include "planner/parallelism.h"
 #include "planner/plan_stop.h"
 #include "planner/planner.h"
-#include "planner/search_space.h"
 #include "planner/progress.h"
+#include "planner/search_space.h"
 #include "planner/stats_report.h"
 #include "planner/types.h"
 
@@ -27,7 +27,7 @@ std::vector<ShardingOption> enumerate_and_estimate(const PlanningInput& input, c
 // What `shardplan plan` computed. When enumeration failed, `enumeration_error`
 // holds torchrec's RuntimeError text and `result` is empty.
 struct PlanRun {
-  Topology topology;                        // before reservation
+  Topology topology;         // before reservation
   SearchSpace search_space;  // enumerated and estimated options, then those proposers derived
   PlanResult result;
   std::optional<std::string> enumeration_error;
@@ -48,9 +48,8 @@ struct PlanRun {
 // proposal evaluated (planner.h); `progress` hears how far planning got. `stop`,
 // when given, is polled (planner/plan_stop.h): once it asks, the run returns with
 // stopped() set and nothing else (every other result is as without it).
-PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {},
-                 ProposalObserver* observer = nullptr, const ProgressObserver& progress = {},
-                 const PlanStop* stop = nullptr);
+PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism = {}, ProposalObserver* observer = nullptr,
+                 const ProgressObserver& progress = {}, const PlanStop* stop = nullptr);
 
 // Whether torchrec logs EmbeddingStats for this run: it does after the proposal
 // loop (with the best plan, or with the last failed proposal), but not when it

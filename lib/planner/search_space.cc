@@ -9,9 +9,8 @@ namespace {
 bool same_cache(const std::optional<CacheParams>& a, const std::optional<CacheParams>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a) return true;
-  return a->load_factor == b->load_factor && a->algorithm == b->algorithm &&
-         a->reserved_memory == b->reserved_memory && a->precision == b->precision &&
-         a->prefetch_pipeline == b->prefetch_pipeline;
+  return a->load_factor == b->load_factor && a->algorithm == b->algorithm && a->reserved_memory == b->reserved_memory &&
+         a->precision == b->precision && a->prefetch_pipeline == b->prefetch_pipeline;
 }
 
 }  // namespace
@@ -24,8 +23,7 @@ bool same_option_content(const ShardingOption& a, const ShardingOption& b) {
   for (std::size_t i = 0; i < a.shards.size(); ++i) {
     const Shard& x = a.shards[i];
     const Shard& y = b.shards[i];
-    if (x.size != y.size || x.offset != y.offset || x.storage != y.storage || x.rank != y.rank ||
-        x.perf != y.perf)
+    if (x.size != y.size || x.offset != y.offset || x.storage != y.storage || x.rank != y.rank || x.perf != y.perf)
       return false;
   }
   return true;

@@ -26,8 +26,7 @@ double py_sum(const std::vector<double>& v) {
   return s;
 }
 
-const ParameterConstraintsConfig* find_constraints(const StatsInput& in,
-                                                   const std::string& table) {
+const ParameterConstraintsConfig* find_constraints(const StatsInput& in, const std::string& table) {
   if (!in.constraints) return nullptr;
   auto it = in.constraints->find(table);
   return it == in.constraints->end() ? nullptr : &it->second;
@@ -48,8 +47,7 @@ std::vector<std::int64_t> batch_sizes_of(const StatsInput& in, const ShardingOpt
 }
 
 std::string sharder_name(ModuleKind kind) {
-  return kind == ModuleKind::kEmbeddingBag ? "EmbeddingBagCollectionSharder"
-                                           : "EmbeddingCollectionSharder";
+  return kind == ModuleKind::kEmbeddingBag ? "EmbeddingBagCollectionSharder" : "EmbeddingCollectionSharder";
 }
 
 // A shard's rank as a per-rank index. The failed-proposal stats give every shard
@@ -101,7 +99,10 @@ std::int64_t rounded_int_mean(const std::vector<std::int64_t>& v) {
   for (auto x : v) sum += x;
   const auto n = static_cast<std::int64_t>(v.size());
   std::int64_t q = sum / n, r = sum % n;
-  if (r < 0) { q -= 1; r += n; }
+  if (r < 0) {
+    q -= 1;
+    r += n;
+  }
   if (2 * r > n || (2 * r == n && (q % 2 != 0))) q += 1;
   return q;
 }
@@ -117,8 +118,7 @@ std::vector<double> normalize_ints(const std::vector<std::int64_t>& v) {
 // torchrec's _find_imbalance_tables: tables (not DP/RW) that have a shard on every
 // rank holding the maximum, largest first shard first (stable).
 template <typename Value, typename ShardValue>
-std::vector<const ShardingOption*> imbalance_tables(const std::vector<ShardingOption>& plan,
-                                                    ShardValue shard_value) {
+std::vector<const ShardingOption*> imbalance_tables(const std::vector<ShardingOption>& plan, ShardValue shard_value) {
   std::vector<int> order;  // ranks in first-seen order, as torchrec's dict
   std::map<int, Value> per_rank;
   for (const auto& so : plan)
@@ -138,13 +138,10 @@ std::vector<const ShardingOption*> imbalance_tables(const std::vector<ShardingOp
   for (int r : order)
     if (per_rank[r] == max_value) max_ranks.insert(r);
   for (const auto& so : plan) {
-    if (so.sharding_type == ShardingType::kDataParallel ||
-        so.sharding_type == ShardingType::kRowWise)
-      continue;
+    if (so.sharding_type == ShardingType::kDataParallel || so.sharding_type == ShardingType::kRowWise) continue;
     std::set<int> ranks;
     for (const auto& shard : so.shards) ranks.insert(shard.rank.value_or(-1));
-    if (std::includes(ranks.begin(), ranks.end(), max_ranks.begin(), max_ranks.end()))
-      out.push_back(&so);
+    if (std::includes(ranks.begin(), ranks.end(), max_ranks.begin(), max_ranks.end())) out.push_back(&so);
   }
   std::stable_sort(out.begin(), out.end(), [&](const ShardingOption* a, const ShardingOption* b) {
     return shard_value(a->shards[0]) > shard_value(b->shards[0]);
@@ -176,8 +173,7 @@ void fill_parameters(const StatsInput& in, StatsReport& report) {
     p.sharder = sharder_name(so.module_kind);
     p.num_features = static_cast<int>(so.input_lengths.size());
     p.embedding_dim = so.tensor_shape.at(1);
-    if (so.sharding_type == ShardingType::kColumnWise ||
-        so.sharding_type == ShardingType::kTableColumnWise ||
+    if (so.sharding_type == ShardingType::kColumnWise || so.sharding_type == ShardingType::kTableColumnWise ||
         so.sharding_type == ShardingType::kGridShard)
       p.column_shard_dim = so.shards.at(0).size.at(1);
     p.hash_size = so.tensor_shape.at(0);
@@ -208,8 +204,7 @@ void fill_maxima(const StatsInput& in, StatsReport& report) {
   report.max_total_perf = max_stat(totals);
   report.mean_total_perf = python_mean(totals);
   if (report.mean_total_perf > 0.0)
-    report.total_perf_delta_pct = (report.max_total_perf.value - report.mean_total_perf) /
-                                  report.mean_total_perf * 100;
+    report.total_perf_delta_pct = (report.max_total_perf.value - report.mean_total_perf) / report.mean_total_perf * 100;
   // A rank's sum stays a Python int while every shard added to it is an int
   // (torchrec starts each rank at Perf(0, 0, 0, 0)).
   std::vector<IntParts> ints(ranks.size());
@@ -233,9 +228,8 @@ void fill_maxima(const StatsInput& in, StatsReport& report) {
   report.max_bwd_compute = max_stat(bwd_compute, column(&IntParts::bwd_compute));
   report.max_bwd_comms = max_stat(bwd_comms, column(&IntParts::bwd_comms));
   report.max_prefetch_compute = max_stat(prefetch);
-  report.sum_of_maxima = report.max_fwd_compute.value + report.max_fwd_comms.value +
-                         report.max_bwd_compute.value + report.max_bwd_comms.value +
-                         report.max_prefetch_compute.value;
+  report.sum_of_maxima = report.max_fwd_compute.value + report.max_fwd_comms.value + report.max_bwd_compute.value +
+                         report.max_bwd_comms.value + report.max_prefetch_compute.value;
 
   auto max_of = [](const std::vector<std::int64_t>& v) { return *std::max_element(v.begin(), v.end()); };
   auto min_of = [](const std::vector<std::int64_t>& v) { return *std::min_element(v.begin(), v.end()); };
@@ -291,8 +285,7 @@ void fill_maxima(const StatsInput& in, StatsReport& report) {
   std::int64_t sum_used = 0;
   for (auto x : used_hbm) sum_used += x;
   const double mean_used = static_cast<double>(sum_used) / static_cast<double>(n);
-  if (mean_used > 0.0)
-    report.hbm_delta_pct = (static_cast<double>(max_used) - mean_used) / mean_used * 100;
+  if (mean_used > 0.0) report.hbm_delta_pct = (static_cast<double>(max_used) - mean_used) / mean_used * 100;
 
   report.top_hbm = max_used;
   std::vector<std::int64_t> remaining = used_hbm;
@@ -324,13 +317,20 @@ void fill_maxima(const StatsInput& in, StatsReport& report) {
 
 std::string sharding_type_abbr(ShardingType type) {
   switch (type) {
-    case ShardingType::kDataParallel: return "DP";
-    case ShardingType::kTableWise: return "TW";
-    case ShardingType::kColumnWise: return "CW";
-    case ShardingType::kRowWise: return "RW";
-    case ShardingType::kTableRowWise: return "TWRW";
-    case ShardingType::kTableColumnWise: return "TWCW";
-    case ShardingType::kGridShard: return "GS";
+    case ShardingType::kDataParallel:
+      return "DP";
+    case ShardingType::kTableWise:
+      return "TW";
+    case ShardingType::kColumnWise:
+      return "CW";
+    case ShardingType::kRowWise:
+      return "RW";
+    case ShardingType::kTableRowWise:
+      return "TWRW";
+    case ShardingType::kTableColumnWise:
+      return "TWCW";
+    case ShardingType::kGridShard:
+      return "GS";
   }
   return "?";
 }
@@ -457,8 +457,7 @@ StatsReport compute_stats_report(const StatsInput& in) {
     rs.used_ddr = rs.used_ddr + dense.ddr + kjt.ddr;
     const Storage& cap = topo.devices.at(rs.rank).storage;
     const double planning_hbm = (1 - reserved_pct) * static_cast<double>(cap.hbm);
-    const bool gpu = topo.compute_device == ComputeDevice::kCuda ||
-                     topo.compute_device == ComputeDevice::kMtia;
+    const bool gpu = topo.compute_device == ComputeDevice::kCuda || topo.compute_device == ComputeDevice::kMtia;
     rs.hbm_ratio = gpu && planning_hbm != 0 ? static_cast<double>(rs.used_hbm) / planning_hbm : 0;
     rs.ddr_ratio = cap.ddr > 0 ? static_cast<double>(rs.used_ddr) / static_cast<double>(cap.ddr) : 0;
   }
@@ -501,12 +500,11 @@ StatsReport compute_stats_report(const StatsInput& in) {
   }
 
   if (in.debug && in.has_plan) {
-    auto by_perf = imbalance_tables<double>(
-        plan, [](const Shard& s) { return s.perf.value_or(Perf{}).total(); });
+    auto by_perf = imbalance_tables<double>(plan, [](const Shard& s) { return s.perf.value_or(Perf{}).total(); });
     for (std::size_t i = 0; i < by_perf.size() && i < kNumTopTables; ++i)
       report.top_perf_tables.push_back(by_perf[i]->name);
-    auto by_hbm = imbalance_tables<std::int64_t>(
-        plan, [](const Shard& s) { return s.storage.value_or(Storage{}).hbm; });
+    auto by_hbm =
+        imbalance_tables<std::int64_t>(plan, [](const Shard& s) { return s.storage.value_or(Storage{}).hbm; });
     for (std::size_t i = 0; i < by_hbm.size() && i < kNumTopTables; ++i) {
       TopHbmTable t;
       t.name = by_hbm[i]->name;
@@ -520,7 +518,8 @@ StatsReport compute_stats_report(const StatsInput& in) {
 
 std::unique_ptr<Stats> make_stats(StatsKind kind) {
   switch (kind) {
-    case StatsKind::kEmbedding: return std::make_unique<EmbeddingStats>();
+    case StatsKind::kEmbedding:
+      return std::make_unique<EmbeddingStats>();
   }
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }

@@ -45,18 +45,18 @@ struct RankStats {
   double hbm_ratio = 0;  // used_hbm / planning HBM (0 on cpu)
   double ddr_ratio = 0;
   Perf perf;
-  double input_mb = 0;   // MB per iteration
-  double output_mb = 0;  // MB per iteration
+  double input_mb = 0;                        // MB per iteration
+  double output_mb = 0;                       // MB per iteration
   std::map<std::string, int> shards_by_type;  // abbreviation ("TW") -> count
 };
 
 // One row of the "Parameter Info" table.
 struct ParameterStats {
   std::string fqn;
-  std::string sharding_abbr;   // "TW", "RW", ...
-  std::string compute_kernel;  // "fused", ...
-  Perf perf;                   // summed over shards
-  Storage storage;             // summed over shards
+  std::string sharding_abbr;             // "TW", "RW", ...
+  std::string compute_kernel;            // "fused", ...
+  Perf perf;                             // summed over shards
+  Storage storage;                       // summed over shards
   bool shows_cache_load_factor = false;  // only fused_uvm_caching
   std::optional<double> cache_load_factor;
   double sum_pooling_factor = 0;
@@ -69,7 +69,7 @@ struct ParameterStats {
   std::int64_t embedding_dim = 0;
   std::optional<std::int64_t> column_shard_dim;  // CW / TWCW / grid: first shard's cols
   std::int64_t hash_size = 0;
-  std::vector<int> ranks;  // sorted shard ranks (empty when no plan)
+  std::vector<int> ranks;                                // sorted shard ranks (empty when no plan)
   std::optional<std::vector<std::int64_t>> batch_sizes;  // from constraints
 };
 
@@ -101,13 +101,13 @@ struct HbmStat {
 // tier by position among the ranks left after removing the higher tiers; kept.
 struct PeakTier {
   std::int64_t bytes = 0;
-  std::vector<int> ranks;  // as torchrec prints them: positions among the ranks left after the tiers above
+  std::vector<int> ranks;         // as torchrec prints them: positions among the ranks left after the tiers above
   std::vector<int> actual_ranks;  // the ranks whose HBM use is at this tier (for our JSON)
 };
 
 struct TopHbmTable {
   std::string name;
-  std::int64_t hbm = 0;  // first shard's HBM
+  std::int64_t hbm = 0;    // first shard's HBM
   std::vector<int> ranks;  // every shard's rank, in shard order
 };
 
@@ -142,11 +142,9 @@ struct StatsReport {
   MaxStat max_total_perf;
   double mean_total_perf = 0;
   double total_perf_delta_pct = 0;
-  MaxStat max_fwd_compute, max_fwd_comms, max_bwd_compute, max_bwd_comms,
-      max_prefetch_compute;
+  MaxStat max_fwd_compute, max_fwd_comms, max_bwd_compute, max_bwd_comms, max_prefetch_compute;
   double sum_of_maxima = 0;
-  HbmStat sparse_max_hbm, sparse_min_hbm, max_hbm, min_hbm, mean_hbm, low_median_hbm,
-      high_median_hbm;
+  HbmStat sparse_max_hbm, sparse_min_hbm, max_hbm, min_hbm, mean_hbm, low_median_hbm, high_median_hbm;
   double critical_path_comms = 0;
   double critical_path_compute = 0;
   double hbm_delta_pct = 0;

@@ -1,8 +1,8 @@
 #include "planner/storage_estimator.h"
 
-#include <span>
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <stdexcept>
 
 #include "planner/constants.h"
@@ -32,30 +32,31 @@ std::int64_t product(std::span<const std::int64_t> v) {
 // torchrec's DATA_TYPE_NUM_BITS.
 int data_type_num_bits(DataType t) {
   switch (t) {
-    case DataType::kFp32: return 32;
+    case DataType::kFp32:
+      return 32;
     case DataType::kFp16:
-    case DataType::kBf16: return 16;
-    case DataType::kInt8: return 8;
-    case DataType::kInt4: return 4;
-    case DataType::kInt2: return 2;
+    case DataType::kBf16:
+      return 16;
+    case DataType::kInt8:
+      return 8;
+    case DataType::kInt4:
+      return 4;
+    case DataType::kInt2:
+      return 2;
   }
   return 32;
 }
 
-bool is_uvm_kernel(ComputeKernel k) {
-  return k == ComputeKernel::kFusedUvm || k == ComputeKernel::kFusedUvmCaching;
-}
+bool is_uvm_kernel(ComputeKernel k) { return k == ComputeKernel::kFusedUvm || k == ComputeKernel::kFusedUvmCaching; }
 bool is_quant_kernel(ComputeKernel k) {
-  return k == ComputeKernel::kQuant || k == ComputeKernel::kQuantUvm ||
-         k == ComputeKernel::kQuantUvmCaching;
+  return k == ComputeKernel::kQuant || k == ComputeKernel::kQuantUvm || k == ComputeKernel::kQuantUvmCaching;
 }
 bool is_quant_uvm_kernel(ComputeKernel k) {
   return k == ComputeKernel::kQuantUvm || k == ComputeKernel::kQuantUvmCaching;
 }
 // torchrec's _is_table_cached: these kernels keep a share of the table in HBM.
 bool is_table_cached(ComputeKernel k) {
-  return k == ComputeKernel::kFusedUvmCaching || k == ComputeKernel::kQuantUvmCaching ||
-         k == ComputeKernel::kKeyValue;
+  return k == ComputeKernel::kFusedUvmCaching || k == ComputeKernel::kQuantUvmCaching || k == ComputeKernel::kKeyValue;
 }
 
 // The sharder's storage_usage: where the whole table lives. Quantized kernels
@@ -95,8 +96,7 @@ std::vector<std::int64_t> storage_specific_sizes(std::int64_t storage, const Sha
       tensor_size = ceil_to_int(python_int_true_divide(numerator, table_elements));
     }
     const std::int64_t optimizer_size = 0;
-    const std::int64_t cache_aux_size =
-        clf ? ceil_to_int(static_cast<double>(size.at(0)) * (4 + *clf * 16)) : 0;
+    const std::int64_t cache_aux_size = clf ? ceil_to_int(static_cast<double>(size.at(0)) * (4 + *clf * 16)) : 0;
     out.push_back(r.is_inference ? tensor_size : cache_aux_size + tensor_size + optimizer_size);
   }
   return out;
@@ -107,10 +107,10 @@ std::vector<std::int64_t> storage_specific_sizes(std::int64_t storage, const Sha
 double python_int_true_divide(__int128 numerator, __int128 denominator) {
   if (denominator == 0) throw std::domain_error("division by zero");
   const bool negative = (numerator < 0) != (denominator < 0);
-  unsigned __int128 n = numerator < 0 ? -static_cast<unsigned __int128>(numerator)
-                                      : static_cast<unsigned __int128>(numerator);
-  unsigned __int128 d = denominator < 0 ? -static_cast<unsigned __int128>(denominator)
-                                        : static_cast<unsigned __int128>(denominator);
+  unsigned __int128 n =
+      numerator < 0 ? -static_cast<unsigned __int128>(numerator) : static_cast<unsigned __int128>(numerator);
+  unsigned __int128 d =
+      denominator < 0 ? -static_cast<unsigned __int128>(denominator) : static_cast<unsigned __int128>(denominator);
   if (n == 0) return negative ? -0.0 : 0.0;
   constexpr unsigned __int128 kExact = static_cast<unsigned __int128>(1) << 53;
   double result;
@@ -160,33 +160,29 @@ std::vector<Storage> calculate_shard_storages(const ShardStorageRequest& r) {
   const bool cached = is_table_cached(r.compute_kernel);
   if (cached) {
     // Python's round(): nearest, ties to even (nearbyint in the default mode).
-    hbm_storage =
-        static_cast<std::int64_t>(std::nearbyint(static_cast<double>(ddr_storage) * r.caching_ratio));
+    hbm_storage = static_cast<std::int64_t>(std::nearbyint(static_cast<double>(ddr_storage) * r.caching_ratio));
   }
 
   std::vector<std::int64_t> hbm_specific =
-      storage_specific_sizes(hbm_storage, r, cached ? std::optional<double>(r.caching_ratio)
-                                                    : std::nullopt);
+      storage_specific_sizes(hbm_storage, r, cached ? std::optional<double>(r.caching_ratio) : std::nullopt);
   std::vector<std::int64_t> ddr_specific = storage_specific_sizes(ddr_storage, r, std::nullopt);
 
   if (r.compute_kernel == ComputeKernel::kKeyValue) {
     // Without key_value_params torchrec caps the HBM cache at max_l1_cache_size = 0
     // MiB, and keeps nothing in DDR (the backing store is SSD).
     const std::int64_t max_l1_cache_bytes = 0;
-    const std::int64_t kv_cache_bytes = ceil_to_int(
-        static_cast<double>(r.tensor_shape.at(0)) * r.kv_cache_load_factor *
-        static_cast<double>(r.tensor_element_size) * static_cast<double>(r.tensor_shape.at(1)));
-    std::fill(hbm_specific.begin(), hbm_specific.end(),
-              std::min(max_l1_cache_bytes, kv_cache_bytes));
+    const std::int64_t kv_cache_bytes =
+        ceil_to_int(static_cast<double>(r.tensor_shape.at(0)) * r.kv_cache_load_factor *
+                    static_cast<double>(r.tensor_element_size) * static_cast<double>(r.tensor_shape.at(1)));
+    std::fill(hbm_specific.begin(), hbm_specific.end(), std::min(max_l1_cache_bytes, kv_cache_bytes));
     std::fill(ddr_specific.begin(), ddr_specific.end(), 0);
   }
 
   // torchrec zips the lists, so the shortest one bounds the result (table-wise
   // IO sizes have one entry).
-  const std::size_t n = std::min({hbm_specific.size(), io.input_bytes.size(),
-                                  io.output_bytes.size(), ddr_specific.size()});
-  const bool has_hbm = r.compute_device == ComputeDevice::kCuda ||
-                       r.compute_device == ComputeDevice::kMtia;
+  const std::size_t n =
+      std::min({hbm_specific.size(), io.input_bytes.size(), io.output_bytes.size(), ddr_specific.size()});
+  const bool has_hbm = r.compute_device == ComputeDevice::kCuda || r.compute_device == ComputeDevice::kMtia;
   std::vector<Storage> out;
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -205,8 +201,7 @@ std::vector<Storage> calculate_shard_storages(const ShardStorageRequest& r) {
 namespace {
 
 // storage_request without the shard sizes, which the caller fills.
-ShardStorageRequest request_without_shards(const ShardingOption& option,
-                                           const EstimatorContext& context) {
+ShardStorageRequest request_without_shards(const ShardingOption& option, const EstimatorContext& context) {
   ShardStorageRequest r;
   r.sharding_type = option.sharding_type;
   r.compute_kernel = option.compute_kernel;
@@ -229,8 +224,7 @@ ShardStorageRequest request_without_shards(const ShardingOption& option,
   else
     r.num_poolings.assign(num_inputs, kNumPoolings);
   if (r.num_poolings.size() != num_inputs)
-    throw std::invalid_argument("table " + option.name + ": " +
-                                std::to_string(r.num_poolings.size()) +
+    throw std::invalid_argument("table " + option.name + ": " + std::to_string(r.num_poolings.size()) +
                                 " num_poolings for " + std::to_string(num_inputs) +
                                 " pooling_factors (torchrec asserts they match)");
   if (c && c->batch_sizes && !c->batch_sizes->empty())
@@ -255,8 +249,7 @@ ShardStorageRequest storage_request(const ShardingOption& option, const Estimato
   return r;
 }
 
-void EmbeddingStorageEstimator::estimate(ShardingOption& option,
-                                         const EstimatorContext& context) const {
+void EmbeddingStorageEstimator::estimate(ShardingOption& option, const EstimatorContext& context) const {
   // Every per-shard figure is a function of the shard's size alone, and a table's
   // shards have few distinct sizes (row-wise: at most three), so each distinct
   // size is costed once.

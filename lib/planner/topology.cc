@@ -9,14 +9,11 @@ Topology build_topology(const TopologyConfig& config) {
   t.world_size = static_cast<int>(config.world_size);
   t.compute_device = config.compute_device;
   // torchrec treats 0 as "not given" for both caps and local_world_size.
-  t.local_world_size = config.local_world_size.value_or(0) != 0
-                           ? static_cast<int>(*config.local_world_size)
-                           : t.world_size;
+  t.local_world_size =
+      config.local_world_size.value_or(0) != 0 ? static_cast<int>(*config.local_world_size) : t.world_size;
 
-  const bool has_hbm = config.compute_device == ComputeDevice::kCuda ||
-                       config.compute_device == ComputeDevice::kMtia;
-  const std::int64_t hbm_cap =
-      has_hbm ? (config.hbm_cap.value_or(0) != 0 ? *config.hbm_cap : kHbmCapBytes) : 0;
+  const bool has_hbm = config.compute_device == ComputeDevice::kCuda || config.compute_device == ComputeDevice::kMtia;
+  const std::int64_t hbm_cap = has_hbm ? (config.hbm_cap.value_or(0) != 0 ? *config.hbm_cap : kHbmCapBytes) : 0;
   const std::int64_t ddr_cap = config.ddr_cap.value_or(0) != 0 ? *config.ddr_cap : kDdrCapBytes;
 
   // Custom per-rank caps win over the uniform ones, on every device kind (torchrec
@@ -37,10 +34,9 @@ Topology build_topology(const TopologyConfig& config) {
   t.intra_host_bw = config.intra_host_bw.value_or(kIntraNodeBandwidthBytesPerMs);
   t.inter_host_bw = config.inter_host_bw.value_or(kCrossNodeBandwidthBytesPerMs);
   t.bwd_compute_multiplier = config.bwd_compute_multiplier.value_or(kBwdComputeMultiplier);
-  t.weighted_feature_bwd_compute_multiplier = config.weighted_feature_bwd_compute_multiplier.value_or(
-      kWeightedFeatureBwdComputeMultiplier);
-  t.uneven_sharding_perf_multiplier =
-      config.uneven_sharding_perf_multiplier.value_or(kUnevenShardingPerfMultiplier);
+  t.weighted_feature_bwd_compute_multiplier =
+      config.weighted_feature_bwd_compute_multiplier.value_or(kWeightedFeatureBwdComputeMultiplier);
+  t.uneven_sharding_perf_multiplier = config.uneven_sharding_perf_multiplier.value_or(kUnevenShardingPerfMultiplier);
   return t;
 }
 

@@ -34,9 +34,7 @@ struct Perf {
 
   // torchrec sums in this order (fwd_compute + bwd_compute + fwd_comms + bwd_comms
   // + prefetch_compute); the order matters for bit-equal totals.
-  double total() const {
-    return fwd_compute + bwd_compute + fwd_comms + bwd_comms + prefetch_compute;
-  }
+  double total() const { return fwd_compute + bwd_compute + fwd_comms + bwd_comms + prefetch_compute; }
   Perf& operator+=(const Perf& o) {
     fwd_compute += o.fwd_compute;
     fwd_comms += o.fwd_comms;
@@ -54,8 +52,16 @@ struct Storage {
   std::int64_t hbm = 0;
   std::int64_t ddr = 0;
 
-  Storage& operator+=(const Storage& o) { hbm += o.hbm; ddr += o.ddr; return *this; }
-  Storage& operator-=(const Storage& o) { hbm -= o.hbm; ddr -= o.ddr; return *this; }
+  Storage& operator+=(const Storage& o) {
+    hbm += o.hbm;
+    ddr += o.ddr;
+    return *this;
+  }
+  Storage& operator-=(const Storage& o) {
+    hbm -= o.hbm;
+    ddr -= o.ddr;
+    return *this;
+  }
   friend Storage operator+(Storage a, const Storage& b) { return a += b; }
   friend Storage operator-(Storage a, const Storage& b) { return a -= b; }
   friend bool operator==(const Storage&, const Storage&) = default;
@@ -102,10 +108,10 @@ struct Shard {
 
 // One way of sharding one table (torchrec's ShardingOption).
 struct ShardingOption {
-  std::string name;         // table name
-  std::string path;         // module path
-  int module_index = 0;     // index into ModelConfig::modules
-  int table_index = 0;      // index into that module's tables
+  std::string name;      // table name
+  std::string path;      // module path
+  int module_index = 0;  // index into ModelConfig::modules
+  int table_index = 0;   // index into that module's tables
   ModuleKind module_kind = ModuleKind::kEmbeddingBag;
   std::vector<std::int64_t> tensor_shape;  // [num_embeddings, embedding_dim]
   int tensor_element_size = 4;             // bytes per element as torchrec sizes it
@@ -221,15 +227,15 @@ class SearchSpace;
 // Where a partitioner found no room, as data; lib/planner_output/partition_failure_text.h
 // renders torchrec's PlannerError text from it when it is shown.
 enum class PartitionFailureKind {
-  kUniformShardCount,    // a uniform option's shards (count) != devices (devices)
-  kUniformMisfit,        // a uniform shard (needed) does not fit its device (free)
-  kDeviceMisfit,         // shard `shard` of `option` fits no device; `free`: the largest
-  kNoHost,               // no host takes `option` whole (host-level option)
-  kNoHosts,              // no set of hosts takes `option` (grid_shard)
-  kNoHostLevel,          // a grid_shard option and no whole host
-  kGridUneven,           // grid_shard: shards (count) not a multiple of local world size (devices)
+  kUniformShardCount,       // a uniform option's shards (count) != devices (devices)
+  kUniformMisfit,           // a uniform shard (needed) does not fit its device (free)
+  kDeviceMisfit,            // shard `shard` of `option` fits no device; `free`: the largest
+  kNoHost,                  // no host takes `option` whole (host-level option)
+  kNoHosts,                 // no set of hosts takes `option` (grid_shard)
+  kNoHostLevel,             // a grid_shard option and no whole host
+  kGridUneven,              // grid_shard: shards (count) not a multiple of local world size (devices)
   kUnexpectedShardingType,  // `option`'s sharding type cannot go where its partition_by says
-  kNoPlacement,          // a partitioner's own "no placement" without a torchrec text
+  kNoPlacement,             // a partitioner's own "no placement" without a torchrec text
 };
 
 inline constexpr NameTable<PartitionFailureKind, 9> kPartitionFailureKindNames{{
@@ -249,14 +255,14 @@ inline constexpr NameTable<PartitionFailureKind, 9> kPartitionFailureKindNames{{
 // concerned, and the figures torchrec's text quotes. Cheap to make: no text.
 struct PartitionFailure {
   PartitionFailureKind kind = PartitionFailureKind::kNoPlacement;
-  OptionId option = 0;      // kDeviceMisfit, kNoHost, kNoHosts, kUnexpectedShardingType
-  int shard = -1;           // kDeviceMisfit: index into the option's shards
-  Storage needed;           // kUniformMisfit: the shard's storage
-  Storage free;             // kUniformMisfit: the device's; kDeviceMisfit: the largest device's
-  std::int64_t count = 0;   // kUniformShardCount, kGridUneven: the option's shards
+  OptionId option = 0;       // kDeviceMisfit, kNoHost, kNoHosts, kUnexpectedShardingType
+  int shard = -1;            // kDeviceMisfit: index into the option's shards
+  Storage needed;            // kUniformMisfit: the shard's storage
+  Storage free;              // kUniformMisfit: the device's; kDeviceMisfit: the largest device's
+  std::int64_t count = 0;    // kUniformShardCount, kGridUneven: the option's shards
   std::int64_t devices = 0;  // kUniformShardCount: devices; kGridUneven: local world size
-  int param_count = 0;      // kNoHost, kNoHosts: options of the proposal on the option's module path
-  bool multi_host = false;  // kUnexpectedShardingType: in the multi-host step (else cohost)
+  int param_count = 0;       // kNoHost, kNoHosts: options of the proposal on the option's module path
+  bool multi_host = false;   // kUnexpectedShardingType: in the multi-host step (else cohost)
 };
 
 // A partitioner's answer: a placement, or the reason none exists.
@@ -295,7 +301,6 @@ class Partitioner {
     return partition(space, proposal, storage_constraint, workspace.get());
   }
 };
-
 
 // torchrec's StorageReservation: given the full topology and the model, returns
 // the capacities left per rank for the sharded tables. Must not mutate its inputs.

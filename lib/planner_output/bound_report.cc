@@ -40,7 +40,8 @@ std::string bottleneck_text(const Bottleneck& b) {
   std::string text = fmt::format("bottleneck: rank {} at {:.3f} ms (mean {:.3f} ms, {} tables); heaviest tables:\n",
                                  b.rank, b.perf, b.mean_perf, b.num_tables);
   for (const BottleneckTable& t : b.tables)
-    text += fmt::format("  {} {:.3f} ms ({}, {})\n", t.fqn, t.perf, to_string(t.sharding_type), to_string(t.compute_kernel));
+    text += fmt::format("  {} {:.3f} ms ({}, {})\n", t.fqn, t.perf, to_string(t.sharding_type),
+                        to_string(t.compute_kernel));
   return text;
 }
 

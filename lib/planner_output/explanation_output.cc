@@ -6,15 +6,16 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
-#include "planner_output/storage_words.h"
 #include "planner_output/options_json.h"
+#include "planner_output/storage_words.h"
 
 namespace shardplan {
 
 namespace {
 
 std::string explained_option_name(const ShardingOption& o) {
-  return fmt::format("{}/{}", name_of(kShardingTypeNames, o.sharding_type), name_of(kComputeKernelNames, o.compute_kernel));
+  return fmt::format("{}/{}", name_of(kShardingTypeNames, o.sharding_type),
+                     name_of(kComputeKernelNames, o.compute_kernel));
 }
 
 struct LargestShard {
@@ -58,9 +59,7 @@ const ExplainedOption* chosen_of(const TableExplanation& t) {
   return nullptr;
 }
 
-std::string percent(double part, double whole) {
-  return whole > 0 ? fmt::format("{:+.1f}%", 100 * part / whole) : "";
-}
+std::string percent(double part, double whole) { return whole > 0 ? fmt::format("{:+.1f}%", 100 * part / whole) : ""; }
 
 // "0-7" for 0, 1, ..., 7; consecutive runs shortened, at most 8 items shown.
 std::string rank_runs(const std::vector<int>& ranks) {
@@ -69,7 +68,8 @@ std::string rank_runs(const std::vector<int>& ranks) {
     std::size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
     items.push_back(j > i + 1 ? fmt::format("{}-{}", ranks[i], ranks[j])
-                              : j == i ? std::to_string(ranks[i]) : fmt::format("{}, {}", ranks[i], ranks[j]));
+                    : j == i  ? std::to_string(ranks[i])
+                              : fmt::format("{}, {}", ranks[i], ranks[j]));
     i = j + 1;
   }
   if (items.size() <= 8) return join_text(items, ", ");
@@ -136,9 +136,9 @@ std::string explanations_to_text(const std::vector<TableExplanation>& tables) {
     for (const auto& e : t.options) {
       const LargestShard largest = largest_shard(e.option);
       const Storage total = e.option.total_storage();
-      out += fmt::format("  {:<36}{:>3} shard{}  perf {:.6g} ms, largest shard {:.6g} ms\n", explained_option_name(e.option),
-                         e.option.num_shards(), e.option.num_shards() == 1 ? " " : "s", e.option.total_perf(),
-                         largest.perf);
+      out += fmt::format("  {:<36}{:>3} shard{}  perf {:.6g} ms, largest shard {:.6g} ms\n",
+                         explained_option_name(e.option), e.option.num_shards(), e.option.num_shards() == 1 ? " " : "s",
+                         e.option.total_perf(), largest.perf);
       out += fmt::format("      total {}; largest shard {}\n", storage_text(total, total),
                          storage_text(largest.storage, total));
       out += "      " + reason_text(t, e) + "\n";
@@ -165,9 +165,8 @@ nlohmann::json explanations_to_json(const std::vector<TableExplanation>& tables)
       j["exceeds_every_rank"] = e.exceeds_every_rank;
       options.push_back(std::move(j));
     }
-    nlohmann::json table = {{"fqn", t.fqn},
-                            {"largest_rank_free", storage_to_json(t.largest_rank_free)},
-                            {"options", std::move(options)}};
+    nlohmann::json table = {
+        {"fqn", t.fqn}, {"largest_rank_free", storage_to_json(t.largest_rank_free)}, {"options", std::move(options)}};
     if (chosen) {
       table["chosen"] = {{"sharding_type", name_of(kShardingTypeNames, chosen->option.sharding_type)},
                          {"compute_kernel", name_of(kComputeKernelNames, chosen->option.compute_kernel)},

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
-#include "planner_output/storage_words.h"
 #include "planner_output/partition_failure_text.h"
+#include "planner_output/storage_words.h"
 
 namespace shardplan {
 
@@ -70,7 +70,9 @@ std::string constraint_fix(const TableShortfall& t, const PlanFailure& f, const 
       join_text(allowed, ", "), storage_text(t.largest_shard), storage_text(f.largest_rank_free, t.largest_shard));
   std::vector<const OptionFit*> by_types, by_kernels, by_both;
   for (const auto& fit : t.fitting_if_unconstrained)
-    (fit.excluded_by.size() > 1 ? by_both : fit.excluded_by[0] == "sharding_types" ? by_types : by_kernels)
+    (fit.excluded_by.size() > 1               ? by_both
+     : fit.excluded_by[0] == "sharding_types" ? by_types
+                                              : by_kernels)
         .push_back(&fit);
   bool first = true;
   const auto relaxation = [&](const std::vector<const OptionFit*>& fits, bool types, bool kernels) {
@@ -108,12 +110,13 @@ std::string table_fix(const TableShortfall& t, const PlanFailure& f, const PlanR
 
 // The advice when all ranks together lack storage for the smallest proposal.
 std::string total_fix(const CapacityFix& fix, const PlanFailure& f) {
-  std::string out = fmt::format(
-      "the smallest proposal needs {}, all ranks together have {} for the tables: {} in all, {} per rank",
-      storage_text(f.lowest_storage, fix.more_total), storage_text(f.global_available, fix.more_total),
-      more_text(fix.more_total), more_text(fix.more_per_rank));
+  std::string out =
+      fmt::format("the smallest proposal needs {}, all ranks together have {} for the tables: {} in all, {} per rank",
+                  storage_text(f.lowest_storage, fix.more_total), storage_text(f.global_available, fix.more_total),
+                  more_text(fix.more_total), more_text(fix.more_per_rank));
   if (const std::string flags = cap_flags(fix); !flags.empty()) out += " (" + flags + ")";
-  if (fix.world_size) out += fmt::format(", or at least {} devices of this size (--world-size {})", *fix.world_size, *fix.world_size);
+  if (fix.world_size)
+    out += fmt::format(", or at least {} devices of this size (--world-size {})", *fix.world_size, *fix.world_size);
   return out;
 }
 
@@ -125,7 +128,8 @@ std::vector<std::string> fix_list(const PlanRun& run, const PlanFailure& f) {
     std::string placement =
         "every table fits a rank and all ranks together hold the smallest proposal, but no proposal could "
         "be placed (see the last partitioner error): try another partitioner (--partitioner), more devices "
-        "(--world-size, now " + std::to_string(run.topology.world_size) + ")";
+        "(--world-size, now " +
+        std::to_string(run.topology.world_size) + ")";
     if (!f.constrained_tables.empty())
       placement += ", or fewer constraints on " + join_text(f.constrained_tables, ", ");
     fixes.push_back(placement);
@@ -136,8 +140,8 @@ std::vector<std::string> fix_list(const PlanRun& run, const PlanFailure& f) {
                            return t.fitting_if_unconstrained.empty() && t.fix.more_per_rank.hbm > 0;
                          });
   if (hbm_short && reservation && reservation->percentage > 0)
-    fixes.push_back(fmt::format("a smaller storage reservation (--reservation-percentage, now {})",
-                                reservation->percentage));
+    fixes.push_back(
+        fmt::format("a smaller storage reservation (--reservation-percentage, now {})", reservation->percentage));
   return fixes;
 }
 
@@ -147,9 +151,7 @@ std::string numbered_fixes_text(const std::vector<std::string>& fixes) {
   return out;
 }
 
-std::string fixes_text(const PlanRun& run, const PlanFailure& f) {
-  return numbered_fixes_text(fix_list(run, f));
-}
+std::string fixes_text(const PlanRun& run, const PlanFailure& f) { return numbered_fixes_text(fix_list(run, f)); }
 
 // The fixed list of fixes, for a failure without fix data (a PlanResult made
 // outside run_plan).
@@ -206,8 +208,7 @@ std::string explain_failure(const PlanRun& run) {
   out += fmt::format("  storage left for the tables on all ranks: {}; the smallest proposal needs {}\n",
                      storage_text(f.global_available, f.lowest_storage), storage_text(f.lowest_storage));
   if (f.last_partition_failure)
-    out += "  last partitioner error: " +
-           partition_failure_words(*f.last_partition_failure, run.search_space) + "\n";
+    out += "  last partitioner error: " + partition_failure_words(*f.last_partition_failure, run.search_space) + "\n";
   if (f.option_search) out += option_search_text(*f.option_search, f);
   return out + (f.has_fixes ? fixes_text(run, f) : generic_fixes(run));
 }

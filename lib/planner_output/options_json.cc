@@ -49,9 +49,8 @@ nlohmann::json option_to_json(const ShardingOption& o) {
 nlohmann::json options_to_json(const std::vector<ShardingOption>& options) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& o : options) list.push_back(option_to_json(o));
-  return nlohmann::json{{"schema", "shardplan.enumerate/v1"},
-                        {"num_options", options.size()},
-                        {"options", std::move(list)}};
+  return nlohmann::json{
+      {"schema", "shardplan.enumerate/v1"}, {"num_options", options.size()}, {"options", std::move(list)}};
 }
 
 namespace {
@@ -61,14 +60,13 @@ std::string gib_text(std::int64_t bytes) {
 }  // namespace
 
 std::string options_to_text(const std::vector<ShardingOption>& options) {
-  std::string out = fmt::format("{:<40} {:<18} {:<18} {:>6} {:>12} {:>10} {:>10}\n", "table",
-                                "sharding_type", "compute_kernel", "shards", "perf (ms)",
-                                "HBM (GiB)", "DDR (GiB)");
+  std::string out = fmt::format("{:<40} {:<18} {:<18} {:>6} {:>12} {:>10} {:>10}\n", "table", "sharding_type",
+                                "compute_kernel", "shards", "perf (ms)", "HBM (GiB)", "DDR (GiB)");
   for (const auto& o : options) {
     Storage total = o.total_storage();
-    out += fmt::format("{:<40} {:<18} {:<18} {:>6} {:>12.6f} {:>10} {:>10}\n", o.fqn(),
-                       to_string(o.sharding_type), to_string(o.compute_kernel), o.num_shards(),
-                       o.total_perf(), gib_text(total.hbm), gib_text(total.ddr));
+    out += fmt::format("{:<40} {:<18} {:<18} {:>6} {:>12.6f} {:>10} {:>10}\n", o.fqn(), to_string(o.sharding_type),
+                       to_string(o.compute_kernel), o.num_shards(), o.total_perf(), gib_text(total.hbm),
+                       gib_text(total.ddr));
     for (std::size_t i = 0; i < o.shards.size(); ++i) {
       const auto& s = o.shards[i];
       Perf p = s.perf.value_or(Perf{});
@@ -76,8 +74,8 @@ std::string options_to_text(const std::vector<ShardingOption>& options) {
       out += fmt::format(
           "    shard {:>4}  offsets [{}, {}]  sizes [{}, {}]  fwd {:.6f}/{:.6f}  bwd {:.6f}/{:.6f}  "
           "prefetch {:.6f}  hbm {}  ddr {}\n",
-          i, s.offset.at(0), s.offset.at(1), s.size.at(0), s.size.at(1), p.fwd_compute, p.fwd_comms,
-          p.bwd_compute, p.bwd_comms, p.prefetch_compute, st.hbm, st.ddr);
+          i, s.offset.at(0), s.offset.at(1), s.size.at(0), s.size.at(1), p.fwd_compute, p.fwd_comms, p.bwd_compute,
+          p.bwd_comms, p.prefetch_compute, st.hbm, st.ddr);
     }
   }
   return out;

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "planner_output/storage_words.h"
 #include "planner/partitioners/greedy/torchrec_repr.h"
+#include "planner_output/storage_words.h"
 
 namespace shardplan {
 

@@ -15,8 +15,8 @@ nlohmann::ordered_json perf_json(const Perf& p, PerfTotal total) {
     case PerfTotal::kLast:
       break;
   }
-  return json_object("fwd_compute", p.fwd_compute, "fwd_comms", p.fwd_comms, "bwd_compute", p.bwd_compute,
-                     "bwd_comms", p.bwd_comms, "prefetch_compute", p.prefetch_compute, "total", p.total());
+  return json_object("fwd_compute", p.fwd_compute, "fwd_comms", p.fwd_comms, "bwd_compute", p.bwd_compute, "bwd_comms",
+                     p.bwd_comms, "prefetch_compute", p.prefetch_compute, "total", p.total());
 }
 
 nlohmann::ordered_json storage_json(const Storage& s) { return json_object("hbm", s.hbm, "ddr", s.ddr); }

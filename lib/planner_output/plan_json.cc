@@ -2,20 +2,19 @@
 
 #include <algorithm>
 
-#include "planner_output/bound_report.h"
 #include "common/json_object.h"
-#include "planner_output/perf_storage_json.h"
-#include "planner_output/options_json.h"
 #include "planner/memory_basis.h"
 #include "planner/rank_load.h"
+#include "planner_output/bound_report.h"
+#include "planner_output/options_json.h"
+#include "planner_output/perf_storage_json.h"
 
 namespace shardplan {
 
 std::string placement_string(ComputeDevice device, int rank, int local_world_size) {
   std::string name(to_string(device));
   if (device == ComputeDevice::kCpu) return "rank:" + std::to_string(rank) + "/" + name;
-  return "rank:" + std::to_string(rank) + "/" + name + ":" +
-         std::to_string(rank % local_world_size);
+  return "rank:" + std::to_string(rank) + "/" + name + ":" + std::to_string(rank % local_world_size);
 }
 
 namespace {
@@ -28,16 +27,15 @@ nlohmann::ordered_json optional_json(const auto& value) {
 nlohmann::ordered_json cache_params_json(const std::optional<CacheParams>& cp) {
   if (!cp) return nullptr;
   nlohmann::ordered_json j;
-  j["algorithm"] = cp->algorithm ? nlohmann::ordered_json(std::string(to_string(*cp->algorithm)))
-                                 : nlohmann::ordered_json(nullptr);
+  j["algorithm"] =
+      cp->algorithm ? nlohmann::ordered_json(std::string(to_string(*cp->algorithm))) : nlohmann::ordered_json(nullptr);
   j["load_factor"] = optional_json(cp->load_factor);
   j["reserved_memory"] = optional_json(cp->reserved_memory);
-  j["precision"] = cp->precision ? nlohmann::ordered_json(std::string(to_string(*cp->precision)))
-                                 : nlohmann::ordered_json(nullptr);
+  j["precision"] =
+      cp->precision ? nlohmann::ordered_json(std::string(to_string(*cp->precision))) : nlohmann::ordered_json(nullptr);
   j["prefetch_pipeline"] = optional_json(cp->prefetch_pipeline);
   return j;
 }
-
 
 }  // namespace
 
@@ -81,10 +79,10 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
     nlohmann::ordered_json table = json_object(
         "sharding_type", std::string(to_string(option.sharding_type)), "compute_kernel",
         std::string(to_string(option.compute_kernel)), "ranks", std::move(ranks), "cache_params",
-        cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm),
-        "stochastic_rounding", optional_json(option.stochastic_rounding), "bounds_check_mode",
-        name_json(option.bounds_check_mode), "output_dtype", name_json(option.output_dtype), "total_storage",
-        storage_json(option.total_storage()), "total_perf", option.total_perf(), "shards", std::move(shards));
+        cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm), "stochastic_rounding",
+        optional_json(option.stochastic_rounding), "bounds_check_mode", name_json(option.bounds_check_mode),
+        "output_dtype", name_json(option.output_dtype), "total_storage", storage_json(option.total_storage()),
+        "total_perf", option.total_perf(), "shards", std::move(shards));
     // Table names are unique in a model (the loader checks), so a table is
     // appended to its module without plan[path][name]'s search over the module's
     // tables, which made a 1000-table plan quadratic.
@@ -95,14 +93,15 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   j["plan"] = std::move(plan);
 
   // An empty plan (nothing shardable) is torchrec's ShardingPlan({}): no per-rank figures.
-  const std::vector<RankLoad> totals = in.plan->empty() ? std::vector<RankLoad>{} : rank_loads(*in.plan, topo.world_size);
+  const std::vector<RankLoad> totals =
+      in.plan->empty() ? std::vector<RankLoad>{} : rank_loads(*in.plan, topo.world_size);
   nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
   Storage used;
   double max_perf = 0;
   std::int64_t max_hbm = 0;
   for (const auto& r : totals) {
-    per_rank.push_back(json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf),
-                                   "num_shards", r.num_shards));
+    per_rank.push_back(
+        json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf), "num_shards", r.num_shards));
     used += r.storage;
     max_perf = std::max(max_perf, r.perf.total());
     max_hbm = std::max(max_hbm, r.storage.hbm);

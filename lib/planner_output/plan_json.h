@@ -15,8 +15,8 @@ namespace shardplan {
 
 struct PlanFileInput {
   std::string model_name;
-  const Topology* topology = nullptr;              // before reservation
-  const ReservationResult* reservation = nullptr;  // capacities left for the tables
+  const Topology* topology = nullptr;                 // before reservation
+  const ReservationResult* reservation = nullptr;     // capacities left for the tables
   const std::vector<ShardingOption>* plan = nullptr;  // one option per table, ranks set
   long num_proposals = 0;
   long num_plans = 0;

@@ -8,9 +8,9 @@
 
 #include <cmath>
 
+#include "common/chart_scale.h"
 #include "common/units.h"
 #include "config/planner_names.h"
-#include "common/chart_scale.h"
 #include "planner/bounds/lower_bound.h"
 #include "planner/memory_basis.h"
 #include "planner/rank_load.h"
@@ -24,8 +24,8 @@ constexpr const char* kReportPerfColours[] = {"#4e79a7", "#f28e2b", "#59a14f", "
 
 // Storage is coloured by sharding type; one colour per type, in torchrec's order.
 constexpr std::pair<const char*, const char*> kReportShardingColours[] = {
-    {"data_parallel", "#bab0ac"}, {"table_wise", "#8cd17d"},        {"column_wise", "#a0cbe8"},
-    {"row_wise", "#ffbe7d"},      {"table_row_wise", "#f1ce63"},    {"table_column_wise", "#86bcb6"},
+    {"data_parallel", "#bab0ac"}, {"table_wise", "#8cd17d"},     {"column_wise", "#a0cbe8"},
+    {"row_wise", "#ffbe7d"},      {"table_row_wise", "#f1ce63"}, {"table_column_wise", "#86bcb6"},
     {"grid_shard", "#d4a6c8"},
 };
 constexpr const char* kReportOtherColour = "#cccccc";
@@ -93,8 +93,8 @@ struct BarColumn {
 };
 
 std::string axis_svg(const BarColumn& c, double top, double bottom) {
-  std::string out = fmt::format("<text class=\"axis-title\" x=\"{:.1f}\" y=\"14\">{}</text>\n", c.x,
-                                markup_escape(c.title));
+  std::string out =
+      fmt::format("<text class=\"axis-title\" x=\"{:.1f}\" y=\"14\">{}</text>\n", c.x, markup_escape(c.title));
   for (const double tick : c.axis.ticks) {
     const double x = c.x + (tick - c.axis.low) / (c.axis.high - c.axis.low) * c.width;
     out += fmt::format(
@@ -332,8 +332,9 @@ std::string heat_map_svg(const PlanPicture& picture, const std::string& cell_cla
         is_worst ? fmt::format(" stroke=\"{}\" stroke-width=\"2\"", kReportWorstStroke) : "", rank.rank,
         rank.rank / layout.per_host, what, short_number(v, 4), unit);
   }
-  return fmt::format("<svg class=\"chart heat\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {:.0f}\">\n{}</svg>\n",
-                     kChartWidth, height, body);
+  return fmt::format(
+      "<svg class=\"chart heat\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {:.0f}\">\n{}</svg>\n",
+      kChartWidth, height, body);
 }
 
 std::string heat_view_html(const PlanPicture& picture, const RankViewScale& scale) {
@@ -360,18 +361,18 @@ std::string heat_view_html(const PlanPicture& picture, const RankViewScale& scal
     out += "<tr>";
     if (i < worst_perf.size()) {
       const ReportRank& r = picture.ranks[worst_perf[i]];
-      out += fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>", r.rank,
-                         r.rank / per_host, short_number(r.perf_total_ms, 5), gib_text(static_cast<double>(r.hbm_used())));
+      out +=
+          fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>", r.rank,
+                      r.rank / per_host, short_number(r.perf_total_ms, 5), gib_text(static_cast<double>(r.hbm_used())));
     } else {
       out += "<td></td><td></td><td></td><td></td>";
     }
     if (i < worst_hbm.size()) {
       const ReportRank& r = picture.ranks[worst_hbm[i]];
-      out += fmt::format("<td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>", r.rank,
-                         r.rank / per_host, gib_text(static_cast<double>(r.hbm_used())),
-                         r.hbm_usable > 0 ? percent_text(static_cast<double>(r.hbm_used()) /
-                                                         static_cast<double>(r.hbm_usable))
-                                          : "");
+      out += fmt::format(
+          "<td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>", r.rank, r.rank / per_host,
+          gib_text(static_cast<double>(r.hbm_used())),
+          r.hbm_usable > 0 ? percent_text(static_cast<double>(r.hbm_used()) / static_cast<double>(r.hbm_usable)) : "");
     } else {
       out += "<td></td><td></td><td></td><td></td>";
     }
@@ -395,9 +396,11 @@ std::string storage_card(const PlanPicture& picture, bool hbm, const std::string
       h.fraction ? percent_text(*h.fraction) + " of usable" : gib_text(static_cast<double>(h.used));
   const std::string note = fmt::format(
       "<span id=\"{}{}-used\" data-value=\"{}\">{}</span> on rank {} of the <span id=\"{}{}-usable\" "
-      "data-value=\"{}\">{}</span> usable (device: {}; used counts the dense/KJT reservation, usable is the device less the reservation percentage)",
+      "data-value=\"{}\">{}</span> usable (device: {}; used counts the dense/KJT reservation, usable is the device "
+      "less the reservation percentage)",
       id_prefix, hbm ? "hbm" : "ddr", h.used, gib_text(static_cast<double>(h.used)), h.rank, id_prefix,
-      hbm ? "hbm" : "ddr", h.usable, gib_text(static_cast<double>(h.usable)), gib_text(static_cast<double>(h.capacity)));
+      hbm ? "hbm" : "ddr", h.usable, gib_text(static_cast<double>(h.usable)),
+      gib_text(static_cast<double>(h.capacity)));
   return figure_card(id_prefix + (hbm ? "hbm-fraction" : "ddr-fraction"), "max " + kind + " per rank",
                      h.fraction ? fmt::format("{}", *h.fraction) : "", figure, note);
 }
@@ -520,7 +523,8 @@ PlanPicture plan_picture(const PlanFile& file) {
     }
     if (r < file.ranks.size()) {
       const PlanFilePerf& p = file.ranks[r].perf;
-      rank.perf_parts = report_perf_parts(Perf{p.fwd_compute, p.fwd_comms, p.bwd_compute, p.bwd_comms, p.prefetch_compute});
+      rank.perf_parts =
+          report_perf_parts(Perf{p.fwd_compute, p.fwd_comms, p.bwd_compute, p.bwd_comms, p.prefetch_compute});
       rank.perf_total_ms = p.total;
     }
     picture.ranks.push_back(std::move(rank));
@@ -551,7 +555,8 @@ std::vector<std::pair<std::string, std::string>> planner_input_rows(const Planne
   if (planner.partitioner.type == PartitionerKind::kGreedy)
     partitioner += " (sorted by " + std::string(name_of(kGreedySortByNames, planner.partitioner.sort_by)) + ")";
   std::string proposers;
-  for (const ProposerKind kind : planner.proposers) proposers += (proposers.empty() ? "" : ", ") + std::string(to_string(kind));
+  for (const ProposerKind kind : planner.proposers)
+    proposers += (proposers.empty() ? "" : ", ") + std::string(to_string(kind));
   return {{"partitioner", partitioner}, {"proposers", proposers}};
 }
 
@@ -625,18 +630,21 @@ std::string report_page_start(const std::string& title) {
 std::string render_plan_header_html(const PlanPicture& picture, const std::string& id_prefix) {
   const std::size_t world = picture.ranks.size();
   const int per_host = std::max(picture.local_world_size, 1);
-  std::string topology = fmt::format("<span id=\"{}world-size\">{}</span> ranks: {} host{} × {} ranks", id_prefix, world,
-                                     hosts_of(picture), hosts_of(picture) == 1 ? "" : "s", per_host);
+  std::string topology = fmt::format("<span id=\"{}world-size\">{}</span> ranks: {} host{} × {} ranks", id_prefix,
+                                     world, hosts_of(picture), hosts_of(picture) == 1 ? "" : "s", per_host);
   if (!picture.compute_device.empty()) topology += " (" + markup_escape(picture.compute_device) + ")";
   if (!picture.ranks.empty())
-    topology += fmt::format(", {} HBM and {} DDR per device", gib_text(static_cast<double>(picture.ranks[0].hbm_capacity)),
-                            gib_text(static_cast<double>(picture.ranks[0].ddr_capacity)));
-  std::string facts = fmt::format("<tr><th>model</th><td id=\"{}model\">{}</td></tr>\n<tr><th>topology</th><td>{}</td></tr>\n",
-                                  id_prefix, markup_escape(picture.model), topology);
+    topology +=
+        fmt::format(", {} HBM and {} DDR per device", gib_text(static_cast<double>(picture.ranks[0].hbm_capacity)),
+                    gib_text(static_cast<double>(picture.ranks[0].ddr_capacity)));
+  std::string facts =
+      fmt::format("<tr><th>model</th><td id=\"{}model\">{}</td></tr>\n<tr><th>topology</th><td>{}</td></tr>\n",
+                  id_prefix, markup_escape(picture.model), topology);
   for (const auto& [label, value] : picture.inputs)
     facts += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", markup_escape(label), markup_escape(value));
   if (!picture.storage_reservation.empty())
-    facts += fmt::format("<tr><th>storage reservation</th><td>{}</td></tr>\n", markup_escape(picture.storage_reservation));
+    facts +=
+        fmt::format("<tr><th>storage reservation</th><td>{}</td></tr>\n", markup_escape(picture.storage_reservation));
   facts += fmt::format("<tr><th>tables</th><td>{}</td></tr>\n", picture.tables.size());
 
   std::string cards = figure_card(id_prefix + "max-rank-perf", "max-rank perf (the plan's rating)",
@@ -691,12 +699,12 @@ std::string render_table_view_html(const PlanPicture& picture) {
   for (const auto& t : picture.tables)
     out += fmt::format(
         "<tr data-table=\"{0}\"><td>{0}</td><td><i class=\"swatch\" style=\"display:inline-block;width:9px;height:9px;"
-        "background:{1}\"></i> {2}</td><td>{3}</td><td data-value=\"{4}\">{5}</td><td class=\"num\" data-value=\"{6}\">{7}</td>"
+        "background:{1}\"></i> {2}</td><td>{3}</td><td data-value=\"{4}\">{5}</td><td class=\"num\" "
+        "data-value=\"{6}\">{7}</td>"
         "<td class=\"num\" data-value=\"{8}\">{9}</td><td class=\"num\" data-value=\"{10}\">{11}</td></tr>\n",
         markup_escape(t.table), sharding_colour(t.sharding_type), t.sharding_type, t.compute_kernel,
         t.ranks.empty() ? -1 : *std::min_element(t.ranks.begin(), t.ranks.end()), rank_ranges_text(t.ranks), t.hbm,
-        report_table_bytes(t.hbm), t.ddr, report_table_bytes(t.ddr), t.perf_ms,
-        short_number(t.perf_ms, 5));
+        report_table_bytes(t.hbm), t.ddr, report_table_bytes(t.ddr), t.perf_ms, short_number(t.perf_ms, 5));
   return out + "</tbody></table>\n";
 }
 

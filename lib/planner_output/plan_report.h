@@ -41,9 +41,9 @@ struct ReportRank {
   // What the storage reservation set aside for the dense part and the KJT inputs: counted
   // as used, so every "% used" here is the plan file's "memory" block's figure.
   std::int64_t hbm_reserved = 0, ddr_reserved = 0;
-  std::vector<ReportShard> shards;                  // in plan order
+  std::vector<ReportShard> shards;                         // in plan order
   std::vector<std::pair<std::string, double>> perf_parts;  // fwd_compute .. prefetch_compute, ms
-  double perf_total_ms = 0;                         // the plan file's per_rank perf total
+  double perf_total_ms = 0;                                // the plan file's per_rank perf total
 
   std::int64_t hbm_used() const;
   std::int64_t ddr_used() const;
@@ -92,8 +92,8 @@ std::vector<std::pair<std::string, std::string>> planner_input_rows(const Planne
 struct StorageHeadline {
   int rank = 0;
   std::int64_t used = 0;
-  std::int64_t usable = 0;    // after the storage reservation: the basis of `fraction`
-  std::int64_t capacity = 0;  // the device's
+  std::int64_t usable = 0;         // after the storage reservation: the basis of `fraction`
+  std::int64_t capacity = 0;       // the device's
   std::optional<double> fraction;  // used / usable; unset when usable is 0
 };
 StorageHeadline storage_headline(const PlanPicture& picture, bool hbm);

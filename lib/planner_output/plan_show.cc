@@ -15,15 +15,14 @@ namespace {
 
 constexpr std::size_t kTableColumn = 22;
 
-
-
 // [0-3,8] with runs of three or more ranks joined; shortened to fit `width`.
 std::string ranks_text(const std::vector<int>& ranks, std::size_t width) {
   std::string out;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     std::size_t j = i;
     while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    out += (out.empty() ? "" : ",") + (j >= i + 2 ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]));
+    out +=
+        (out.empty() ? "" : ",") + (j >= i + 2 ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]));
     if (j >= i + 2) i = j;
   }
   if (out.size() > width) out = out.substr(0, width - 3) + "...";
@@ -46,7 +45,8 @@ std::string text_bar(double value, double scale, int width) {
   if (!(scale > 0)) return std::string(static_cast<std::size_t>(width), '.');
   if (value > scale) return std::string(static_cast<std::size_t>(width - 1), '#') + "!";
   const int filled = std::clamp(static_cast<int>(std::lround(value / scale * width)), 0, width);
-  return std::string(static_cast<std::size_t>(filled), '#') + std::string(static_cast<std::size_t>(width - filled), '.');
+  return std::string(static_cast<std::size_t>(filled), '#') +
+         std::string(static_cast<std::size_t>(width - filled), '.');
 }
 
 std::string render_plan_show(const PlanFile& plan) {

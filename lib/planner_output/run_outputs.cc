@@ -1,14 +1,14 @@
 #include "planner_output/run_outputs.h"
 
 #include "config/canonical_input.h"
+#include "planner/advice/torchrec_failures.h"
+#include "planner/run.h"
 #include "planner_output/bound_report.h"
 #include "planner_output/failure_text.h"
 #include "planner_output/plan_json.h"
 #include "planner_output/run_summary.h"
 #include "planner_output/stats_json.h"
 #include "planner_output/stats_text.h"
-#include "planner/advice/torchrec_failures.h"
-#include "planner/run.h"
 
 namespace shardplan {
 

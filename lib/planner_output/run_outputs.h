@@ -25,7 +25,7 @@ struct RunOutputs {
   // empty for kNone, or where torchrec logs none (torchrec_logs_stats); kSummary's
   // lines are always there.
   std::string stats;
-  std::string plan;   // the plan file text; empty when no plan was found
+  std::string plan;  // the plan file text; empty when no plan was found
 };
 
 // Renders the stats and the plan file of `run`. They do not depend on each other,

@@ -13,7 +13,6 @@ namespace shardplan {
 
 namespace {
 
-
 // The rank with the highest used / usable fraction of one kind (memory_basis.h, the
 // basis of every output); on a topology without that capacity (HBM on cpu), the
 // first rank with the most bytes, without a fraction.
@@ -39,8 +38,9 @@ std::optional<MemoryPeak> memory_peak(const std::vector<RankMemory>& memory, boo
 
 std::string memory_line(const char* label, const std::optional<MemoryPeak>& peak, const char* capacity_word) {
   if (!peak) return "";
-  std::string out = fmt::format("{:<8}max {:.2f} GiB on rank {} of {:.2f} GiB {}", label, to_gib(static_cast<double>(peak->bytes)),
-                                peak->rank, to_gib(peak->capacity), capacity_word);
+  std::string out =
+      fmt::format("{:<8}max {:.2f} GiB on rank {} of {:.2f} GiB {}", label, to_gib(static_cast<double>(peak->bytes)),
+                  peak->rank, to_gib(peak->capacity), capacity_word);
   if (peak->capacity > 0) out += fmt::format(" ({:.1f}%)", peak->ratio * 100);
   return out + "\n";
 }
@@ -99,8 +99,8 @@ std::string render_summary_text(const RunSummary& s) {
   else if (s.bound)
     out += fmt::format("{:<8}lower bound {:.4f} ms ({}); the plan is {} above it\n", "bound", *s.bound, s.bound_binding,
                        s.gap ? fmt::format("{:.1f}%", *s.gap * 100) : std::string("n/a"));
-  out += fmt::format("{:<8}{}\n", "plan", s.destination.empty() ? std::string("written to stdout")
-                                                                  : "written to " + s.destination);
+  out += fmt::format("{:<8}{}\n", "plan",
+                     s.destination.empty() ? std::string("written to stdout") : "written to " + s.destination);
   return out;
 }
 

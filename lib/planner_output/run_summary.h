@@ -49,8 +49,8 @@ struct RunSummary {
   std::optional<MemoryPeak> hbm, ddr;
   // The lower bound on the max-rank perf (planner/bounds/lower_bound.h), when computed.
   std::optional<double> bound;
-  std::string bound_binding;    // the bound's name that gave `bound`
-  std::optional<double> gap;    // (plan - bound) / bound; unset when the bound is 0
+  std::string bound_binding;  // the bound's name that gave `bound`
+  std::optional<double> gap;  // (plan - bound) / bound; unset when the bound is 0
   // --partitioner optimizing only (the exact search ran): the plan meets its bound.
   bool proven_optimal = false;
   std::string destination;  // where the plan went: a file name, or "" for stdout

@@ -2,6 +2,6 @@
 // as torchrec's framed text (stats_text.h) or as JSON (stats_json.h).
 #pragma once
 
-#include "planner_output/stats_json.h"
 #include "planner/stats_report.h"
+#include "planner_output/stats_json.h"
 #include "planner_output/stats_text.h"

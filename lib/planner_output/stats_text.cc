@@ -20,16 +20,13 @@ std::string round_repr(double x, int ndigits) { return python_repr(python_round(
 std::string gb3(std::int64_t bytes) { return round_repr(bytes_to_gb(bytes), 3); }
 
 // torchrec's round_to_one_sigfig: f'{float(f"{x:.1g}"):g}'.
-std::string one_sigfig(double x) {
-  return format_general(std::strtod(format_general(x, 1).c_str(), nullptr), 6);
-}
+std::string one_sigfig(double x) { return format_general(std::strtod(format_general(x, 1).c_str(), nullptr), 6); }
 
 // torchrec's _format_perf_breakdown: total to 3 decimals, parts >= 1 as integers,
 // smaller parts to one significant figure.
 std::string perf_breakdown(const Perf& perf) {
   std::string parts;
-  for (double v : {perf.fwd_compute, perf.fwd_comms, perf.bwd_compute, perf.bwd_comms,
-                   perf.prefetch_compute}) {
+  for (double v : {perf.fwd_compute, perf.fwd_comms, perf.bwd_compute, perf.bwd_comms, perf.prefetch_compute}) {
     if (!parts.empty()) parts += ",";
     parts += v >= 1 ? std::to_string(python_round_int(v)) : one_sigfig(v);
   }
@@ -70,13 +67,11 @@ std::string reduce_int_list(const std::vector<std::int64_t>& values) {
       ++count;
       continue;
     }
-    parts.push_back(count > 1 ? std::to_string(prev) + " * " + std::to_string(count)
-                              : std::to_string(prev));
+    parts.push_back(count > 1 ? std::to_string(prev) + " * " + std::to_string(count) : std::to_string(prev));
     prev = values[i];
     count = 1;
   }
-  parts.push_back(count > 1 ? std::to_string(prev) + "*" + std::to_string(count)
-                            : std::to_string(prev));
+  parts.push_back(count > 1 ? std::to_string(prev) + "*" + std::to_string(count) : std::to_string(prev));
   return join_stats_parts(parts, ", ");
 }
 
@@ -84,8 +79,7 @@ std::string reduce_int_list(const std::vector<std::int64_t>& values) {
 std::vector<std::string> format_table(const Table& table) {
   std::vector<std::size_t> widths(table[0].size(), 0);
   for (const auto& row : table)
-    for (std::size_t i = 0; i < widths.size(); ++i)
-      widths[i] = std::max(widths[i], row[i].size() + 3);
+    for (std::size_t i = 0; i < widths.size(); ++i) widths[i] = std::max(widths[i], row[i].size() + 3);
   std::vector<std::string> out;
   for (const auto& row : table) {
     std::string line;
@@ -97,30 +91,26 @@ std::vector<std::string> format_table(const Table& table) {
 
 std::vector<std::string> rank_table(const StatsReport& r) {
   Table t{{"Rank", "HBM (GB)", "DDR (GB)", "Perf (ms)", "Input (MB)", "Output (MB)", "Shards"},
-          {"------", "----------", "----------", "-----------", "------------",
-           "-------------", "--------"}};
+          {"------", "----------", "----------", "-----------", "------------", "-------------", "--------"}};
   for (const auto& rs : r.ranks) {
     std::vector<std::string> shards;
     for (const auto& [type, n] : rs.shards_by_type) shards.push_back(type + ": " + std::to_string(n));
     t.push_back({std::to_string(rs.rank), gb3(rs.used_hbm) + " (" + format_percent0(rs.hbm_ratio) + ")",
-                 gb3(rs.used_ddr) + " (" + format_percent0(rs.ddr_ratio) + ")",
-                 perf_breakdown(rs.perf), round_repr(rs.input_mb, 2),
-                 round_repr(rs.output_mb, 2), join_stats_parts(shards, " ")});
+                 gb3(rs.used_ddr) + " (" + format_percent0(rs.ddr_ratio) + ")", perf_breakdown(rs.perf),
+                 round_repr(rs.input_mb, 2), round_repr(rs.output_mb, 2), join_stats_parts(shards, " ")});
   }
   return format_table(t);
 }
 
 std::vector<std::string> parameter_table(const StatsReport& r) {
-  Table t{{"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)",
-           "Cache Load Factor", "Sum Pooling Factor", "Sum Num Poolings", "Num Indices",
-           "Output", "Weighted", "Sharder", "Features", "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
-          {"-----", "----------", "----------------", "-----------", "--------------------",
-           "-------------------", "--------------------", "------------------",
-           "-------------", "--------", "----------", "---------", "----------",
-           "------------------", "-----------", "-------"}};
-  const bool with_batch_sizes = std::any_of(r.parameters.begin(), r.parameters.end(), [](const auto& p) {
-    return p.batch_sizes && !p.batch_sizes->empty();
-  });
+  Table t{{"FQN", "Sharding", "Compute Kernel", "Perf (ms)", "Storage (HBM, DDR)", "Cache Load Factor",
+           "Sum Pooling Factor", "Sum Num Poolings", "Num Indices", "Output", "Weighted", "Sharder", "Features",
+           "Emb Dim (CW Dim)", "Hash Size", "Ranks"},
+          {"-----", "----------", "----------------", "-----------", "--------------------", "-------------------",
+           "--------------------", "------------------", "-------------", "--------", "----------", "---------",
+           "----------", "------------------", "-----------", "-------"}};
+  const bool with_batch_sizes = std::any_of(r.parameters.begin(), r.parameters.end(),
+                                            [](const auto& p) { return p.batch_sizes && !p.batch_sizes->empty(); });
   if (with_batch_sizes) {
     t[0].push_back("Batch Sizes");
     t[1].push_back("-------------");
@@ -132,14 +122,12 @@ std::vector<std::string> parameter_table(const StatsReport& r) {
     if (p.column_shard_dim) dim += " (" + std::to_string(*p.column_shard_dim) + ")";
     t.push_back({p.fqn, p.sharding_abbr, p.compute_kernel, perf_breakdown(p.perf),
                  "(" + gb3(p.storage.hbm) + " GB, " + gb3(p.storage.ddr) + " GB)", clf,
-                 round_repr(p.sum_pooling_factor, 3), round_repr(p.sum_num_poolings, 3),
-                 round_repr(p.num_indices, 3), p.is_pooled ? "pooled" : "sequence",
-                 p.is_weighted ? "weighted" : "unweighted", p.sharder,
+                 round_repr(p.sum_pooling_factor, 3), round_repr(p.sum_num_poolings, 3), round_repr(p.num_indices, 3),
+                 p.is_pooled ? "pooled" : "sequence", p.is_weighted ? "weighted" : "unweighted", p.sharder,
                  std::to_string(p.num_features), dim, std::to_string(p.hash_size),
                  r.has_plan ? join_stats_parts(collapse_ranks(p.ranks), ",") : "None"});
     if (with_batch_sizes)
-      t.back().push_back(p.batch_sizes && !p.batch_sizes->empty() ? reduce_int_list(*p.batch_sizes)
-                                                                  : "n/a");
+      t.back().push_back(p.batch_sizes && !p.batch_sizes->empty() ? reduce_int_list(*p.batch_sizes) : "n/a");
   }
   return format_table(t);
 }
@@ -165,8 +153,7 @@ class Frame {
 std::string max_text(const MaxStat& m) {
   // round(int, 3) stays an int in Python.
   std::string value = m.is_int ? std::to_string(python_round_int(m.value)) : round_repr(m.value, 3);
-  return value + " ms on " + rank_word(m.ranks.size()) + " " +
-         join_stats_parts(collapse_ranks(m.ranks), ",");
+  return value + " ms on " + rank_word(m.ranks.size()) + " " + join_stats_parts(collapse_ranks(m.ranks), ",");
 }
 
 std::string hbm_text(const HbmStat& s) {
@@ -204,16 +191,15 @@ void maxima_lines(Frame& f, const StatsReport& r) {
   f.row("High Median HBM: " + hbm_text(r.high_median_hbm));
   f.row("Critical Path (comms): " + round_repr(r.critical_path_comms, 3));
   f.row("Critical Path (compute): " + round_repr(r.critical_path_compute, 3));
-  f.row("Critical Path (comms + compute): " +
-        round_repr(r.critical_path_comms + r.critical_path_compute, 3));
+  f.row("Critical Path (comms + compute): " + round_repr(r.critical_path_comms + r.critical_path_compute, 3));
   f.row("Max HBM is " + format_general(r.hbm_delta_pct, 3) + "% greater than the mean");
   f.blank();
   f.blank();
   f.row("Top HBM Memory Usage Estimation: " + gb3(r.top_hbm) + " GB");
   for (std::size_t i = r.peak_tiers.size(); i-- > 0;) {
     const auto& tier = r.peak_tiers[i];
-    f.row("Top Tier #" + std::to_string(i + 1) + " Estimated Peak HBM Pressure: " + gb3(tier.bytes) +
-          " GB on " + rank_word(tier.ranks.size()) + " " + join_stats_parts(collapse_ranks(tier.ranks), ","));
+    f.row("Top Tier #" + std::to_string(i + 1) + " Estimated Peak HBM Pressure: " + gb3(tier.bytes) + " GB on " +
+          rank_word(tier.ranks.size()) + " " + join_stats_parts(collapse_ranks(tier.ranks), ","));
   }
 }
 
@@ -251,9 +237,8 @@ std::vector<std::string> render_stats_lines(const StatsReport& r) {
   Frame f(width);
   f.rule();
   f.centered("--- Planner Statistics ---");
-  f.centered("--- Evaluated " + std::to_string(r.num_proposals) + " proposal(s), found " +
-             std::to_string(r.num_plans) + " possible plan(s), ran for " +
-             format_fixed(r.run_time_seconds, 2) + "s ---");
+  f.centered("--- Evaluated " + std::to_string(r.num_proposals) + " proposal(s), found " + std::to_string(r.num_plans) +
+             " possible plan(s), ran for " + format_fixed(r.run_time_seconds, 2) + "s ---");
   f.centered(std::string(width - 4, '-'));
   if (r.has_plan) {
     for (const auto& row : ranks) f.row(row);
@@ -299,8 +284,7 @@ std::vector<std::string> render_stats_lines(const StatsReport& r) {
       for (const auto& name : r.top_perf_tables) f.item(name);
       f.row("Top 5 Tables Causing Max HBM:");
       for (const auto& t : r.top_hbm_tables)
-        f.item(t.name + ": " + gb3(t.hbm) + " GB on " + rank_word(t.ranks.size()) + " " +
-               python_int_list(t.ranks));
+        f.item(t.name + ": " + gb3(t.hbm) + " GB on " + rank_word(t.ranks.size()) + " " + python_int_list(t.ranks));
     }
   }
   f.rule();

@@ -58,8 +58,7 @@ void AggressiveFactorPropagation::propagate(const FactorPropagationContext& cont
           context.conservative_propagation);
       if (!is_strict_prefix(fs.axes, axes)) continue;
       truncate(
-          axes, [&](const AxisRef& x, std::int64_t) { return across(x, tensor, f); },
-          context.conservative_propagation);
+          axes, [&](const AxisRef& x, std::int64_t) { return across(x, tensor, f); }, context.conservative_propagation);
       if (axes.empty()) continue;
       if (is_operand && context.elementwise) {
         // An element-wise operand takes no more than what the results accepted.

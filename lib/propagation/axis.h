@@ -43,9 +43,7 @@ struct AxisRef {
 
   bool full() const { return pre == 1 && size == total; }
   std::int64_t next() const { return pre * size; }
-  bool operator==(const AxisRef& other) const {
-    return axis == other.axis && pre == other.pre && size == other.size;
-  }
+  bool operator==(const AxisRef& other) const { return axis == other.axis && pre == other.pre && size == other.size; }
 };
 
 using AxisList = std::vector<AxisRef>;

@@ -74,16 +74,19 @@ AxisList BasicFactorPropagation::candidates(const FactorPropagationContext& cont
       acc = combine(acc.axes, fs.axes, acc.can_expand);
     }
   };
-  if (operands_first) fold(0, ops);
-  else fold(ops, n);
+  if (operands_first)
+    fold(0, ops);
+  else
+    fold(ops, n);
   if (dir != Direction::kBoth) acc.can_expand = false;
-  if (operands_first) fold(ops, n);
-  else fold(0, ops);
+  if (operands_first)
+    fold(ops, n);
+  else
+    fold(0, ops);
   return acc.axes;
 }
 
-std::optional<AxisRef> BasicFactorPropagation::across(std::optional<AxisRef> x, const TensorFactorShardings& t,
-                                                      int f) {
+std::optional<AxisRef> BasicFactorPropagation::across(std::optional<AxisRef> x, const TensorFactorShardings& t, int f) {
   for (int g = 0; g < static_cast<int>(t.factors.size()) && x; ++g) {
     if (g == f || !t.factors[g].present) continue;
     x = cut_all(x, t.factors[g].overflow);

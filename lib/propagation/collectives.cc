@@ -31,9 +31,12 @@ std::string axis_name_text(const AxisRef& axis, const Mesh& mesh) {
 
 std::string collective_kind_name(CollectiveKind kind) {
   switch (kind) {
-    case CollectiveKind::kAllReduce: return "all-reduce";
-    case CollectiveKind::kAllGather: return "all-gather";
-    case CollectiveKind::kReshard: return "reshard";
+    case CollectiveKind::kAllReduce:
+      return "all-reduce";
+    case CollectiveKind::kAllGather:
+      return "all-gather";
+    case CollectiveKind::kReshard:
+      return "reshard";
   }
   return "";
 }
@@ -84,15 +87,19 @@ std::vector<Collective> find_collectives(const PropagationDriver& driver) {
         for (int s : operand_slots) {
           const AxisList& axes = axes_of(s);
           if (axes.size() > common.size())
-            out.push_back({op_index, CollectiveKind::kAllGather, op.operands[s],
-                           AxisList(axes.begin() + static_cast<long>(common.size()), axes.end()), {}});
+            out.push_back({op_index,
+                           CollectiveKind::kAllGather,
+                           op.operands[s],
+                           AxisList(axes.begin() + static_cast<long>(common.size()), axes.end()),
+                           {}});
         }
         if (!common.empty()) out.push_back({op_index, CollectiveKind::kAllReduce, op.results[0], common, {}});
         continue;
       }
       if (type == FactorType::kNeedReplication) {
         for (int s : operand_slots)
-          if (!axes_of(s).empty()) out.push_back({op_index, CollectiveKind::kAllGather, op.operands[s], axes_of(s), {}});
+          if (!axes_of(s).empty())
+            out.push_back({op_index, CollectiveKind::kAllGather, op.operands[s], axes_of(s), {}});
         continue;
       }
       int result_slot = num_operands;  // one result
@@ -103,8 +110,11 @@ std::vector<Collective> find_collectives(const PropagationDriver& driver) {
         std::size_t shared = common_prefix_length(axes, target);
         if (shared == axes.size()) continue;  // equal, or the op only slices the operand further: local
         if (shared == target.size())
-          out.push_back({op_index, CollectiveKind::kAllGather, op.operands[s],
-                         AxisList(axes.begin() + static_cast<long>(shared), axes.end()), {}});
+          out.push_back({op_index,
+                         CollectiveKind::kAllGather,
+                         op.operands[s],
+                         AxisList(axes.begin() + static_cast<long>(shared), axes.end()),
+                         {}});
         else
           out.push_back({op_index, CollectiveKind::kReshard, op.operands[s], axes, target});
       }

@@ -17,9 +17,9 @@ enum class CollectiveKind { kAllReduce, kAllGather, kReshard };
 struct Collective {
   int op = 0;
   CollectiveKind kind = CollectiveKind::kAllReduce;
-  int tensor = 0;     // the result (all-reduce) or the operand that moves
-  AxisList axes;      // all-reduce / all-gather: over these; reshard: the operand's axes
-  AxisList to_axes;   // reshard: the axes the op needs
+  int tensor = 0;    // the result (all-reduce) or the operand that moves
+  AxisList axes;     // all-reduce / all-gather: over these; reshard: the operand's axes
+  AxisList to_axes;  // reshard: the axes the op needs
 };
 
 // Every collective of the final shardings, in op order (ops erased as dead have none).

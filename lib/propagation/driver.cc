@@ -44,7 +44,8 @@ PropagationDriver::PropagationDriver(const Program& program, long max_visits)
   for (std::size_t k = 0; k < num_ops; ++k) {
     const Op& op = program.ops[k];
     // A sharding constraint is not pure (§13.1), nor is a call: MLIR never erases either.
-    pinned_[k] = (op.kind == OpKind::kCopy && program.tensors[op.results[0]].sharding_written) || op.kind == OpKind::kCall;
+    pinned_[k] =
+        (op.kind == OpKind::kCopy && program.tensors[op.results[0]].sharding_written) || op.kind == OpKind::kCall;
     for (int t : op.operands) {
       ++use_counts_[t];
       if (users_[t].empty() || users_[t].back() != static_cast<int>(k)) {
@@ -143,8 +144,8 @@ void PropagationDriver::run_worklist(const FactorPropagation& factor_propagation
     for (int t : op.operands) slot_tensors.push_back(t);
     for (int t : op.results) slot_tensors.push_back(t);
     for (int t : slot_tensors) slots_.push_back(&state_.shardings[t]);
-    const std::vector<int>& changed =
-        visit(rule, slots_, directions_, rule.elementwise, program_.options.conservative_propagation, factor_propagation);
+    const std::vector<int>& changed = visit(rule, slots_, directions_, rule.elementwise,
+                                            program_.options.conservative_propagation, factor_propagation);
     for (int s : changed) {
       int t = slot_tensors[s];
       state_.set_by[t] = Setter{Setter::Kind::kOp, k, current_iteration_};

@@ -38,9 +38,9 @@ struct Iteration {
 
 // The working shardings and what happened to them.
 struct PropagationState {
-  std::vector<TensorSharding> shardings;                       // per tensor
+  std::vector<TensorSharding> shardings;                        // per tensor
   std::vector<std::optional<TensorSharding>> output_shardings;  // per outputs entry
-  std::vector<Setter> set_by;                                  // per tensor
+  std::vector<Setter> set_by;                                   // per tensor
   std::vector<Iteration> iterations;
 };
 
@@ -96,12 +96,12 @@ class PropagationDriver {
   PropagationState state_;
   std::vector<std::optional<ShardingRule>> rules_;
   std::vector<std::optional<ShardingRule>> output_rules_;
-  std::vector<char> erased_;                 // per op
-  std::vector<char> pinned_;                 // per op: a copy whose result has a written sharding
-  std::vector<std::vector<int>> users_;      // per tensor: ops using it, ascending, once each (erased too)
-  std::vector<int> use_counts_;              // per tensor: operand slots of ops not erased + outputs entries
-  std::vector<int> distinct_users_;          // per tensor: ops not erased using it, each once
-  std::vector<char> in_outputs_;             // per tensor: listed in `outputs`
+  std::vector<char> erased_;             // per op
+  std::vector<char> pinned_;             // per op: a copy whose result has a written sharding
+  std::vector<std::vector<int>> users_;  // per tensor: ops using it, ascending, once each (erased too)
+  std::vector<int> use_counts_;          // per tensor: operand slots of ops not erased + outputs entries
+  std::vector<int> distinct_users_;      // per tensor: ops not erased using it, each once
+  std::vector<char> in_outputs_;         // per tensor: listed in `outputs`
   std::vector<TensorSharding> iteration_start_;
   int current_iteration_ = -1;
   // Scratch space reused by every visit.

@@ -78,30 +78,43 @@ class RawProgramSax {
         return true;
       case Section::kTensors:
         if (depth_ != 3) return false;
-        if (key_ == "name") raw.tensors.back().name = std::move(value);
-        else if (key_ == "sharding") raw.tensors.back().sharding = std::move(value);
-        else return false;
+        if (key_ == "name")
+          raw.tensors.back().name = std::move(value);
+        else if (key_ == "sharding")
+          raw.tensors.back().sharding = std::move(value);
+        else
+          return false;
         return true;
       case Section::kOps: {
         RawOp& op = raw.ops.back();
-        if (depth_ == 3 && key_ == "name") op.name = std::move(value);
-        else if (depth_ == 3 && key_ == "kind") op.kind = std::move(value);
-        else if (depth_ == 4 && key_ == "operands") op.operands->push_back(std::move(value));
-        else if (depth_ == 4 && key_ == "results") op.results->push_back(std::move(value));
-        else return false;
+        if (depth_ == 3 && key_ == "name")
+          op.name = std::move(value);
+        else if (depth_ == 3 && key_ == "kind")
+          op.kind = std::move(value);
+        else if (depth_ == 4 && key_ == "operands")
+          op.operands->push_back(std::move(value));
+        else if (depth_ == 4 && key_ == "results")
+          op.results->push_back(std::move(value));
+        else
+          return false;
         return true;
       }
       case Section::kOutputs:
-        if (depth_ == 2) raw.outputs.push_back(RawOutput{std::move(value), std::nullopt, false});
-        else if (depth_ == 3 && key_ == "tensor") raw.outputs.back().tensor = std::move(value);
-        else if (depth_ == 3 && key_ == "sharding") raw.outputs.back().sharding = std::move(value);
-        else return false;
+        if (depth_ == 2)
+          raw.outputs.push_back(RawOutput{std::move(value), std::nullopt, false});
+        else if (depth_ == 3 && key_ == "tensor")
+          raw.outputs.back().tensor = std::move(value);
+        else if (depth_ == 3 && key_ == "sharding")
+          raw.outputs.back().sharding = std::move(value);
+        else
+          return false;
         return true;
       case Section::kOptions:
         if (depth_ != 2) return false;
         raw.options.push_back(RawOption{key_, std::move(value), std::nullopt});
         return true;
-      case Section::kNone: break;
+      case Section::kNone:
+        break;
     }
     return false;
   }
@@ -113,10 +126,17 @@ class RawProgramSax {
     if (depth_ != 3) return false;
     element_keys_.clear();
     switch (section_) {
-      case Section::kTensors: raw.tensors.emplace_back(); return true;
-      case Section::kOps: raw.ops.emplace_back(); return true;
-      case Section::kOutputs: raw.outputs.push_back(RawOutput{std::nullopt, std::nullopt, true}); return true;
-      default: return false;
+      case Section::kTensors:
+        raw.tensors.emplace_back();
+        return true;
+      case Section::kOps:
+        raw.ops.emplace_back();
+        return true;
+      case Section::kOutputs:
+        raw.outputs.push_back(RawOutput{std::nullopt, std::nullopt, true});
+        return true;
+      default:
+        return false;
     }
   }
   bool end_object() {
@@ -127,8 +147,9 @@ class RawProgramSax {
 
   bool start_array(std::size_t) {
     ++depth_;
-    if (depth_ == 2) return section_ == Section::kMesh || section_ == Section::kTensors || section_ == Section::kOps ||
-                            section_ == Section::kOutputs;
+    if (depth_ == 2)
+      return section_ == Section::kMesh || section_ == Section::kTensors || section_ == Section::kOps ||
+             section_ == Section::kOutputs;
     if (depth_ == 3) {
       if (section_ != Section::kMesh) return false;
       raw.mesh.emplace_back();
@@ -142,9 +163,12 @@ class RawProgramSax {
     }
     if (section_ != Section::kOps) return false;
     RawOp& op = raw.ops.back();
-    if (key_ == "operands") op.operands.emplace();
-    else if (key_ == "results") op.results.emplace();
-    else op.lists.emplace_back(key_, IntList{});
+    if (key_ == "operands")
+      op.operands.emplace();
+    else if (key_ == "results")
+      op.results.emplace();
+    else
+      op.lists.emplace_back(key_, IntList{});
     return true;
   }
   bool end_array() {
@@ -156,12 +180,18 @@ class RawProgramSax {
 
   bool key(std::string& name) {
     if (depth_ == 1) {
-      if (name == "mesh") section_ = Section::kMesh, raw.has_mesh = true;
-      else if (name == "tensors") section_ = Section::kTensors, raw.has_tensors = true;
-      else if (name == "ops") section_ = Section::kOps;
-      else if (name == "outputs") section_ = Section::kOutputs;
-      else if (name == "options") section_ = Section::kOptions;
-      else return false;
+      if (name == "mesh")
+        section_ = Section::kMesh, raw.has_mesh = true;
+      else if (name == "tensors")
+        section_ = Section::kTensors, raw.has_tensors = true;
+      else if (name == "ops")
+        section_ = Section::kOps;
+      else if (name == "outputs")
+        section_ = Section::kOutputs;
+      else if (name == "options")
+        section_ = Section::kOptions;
+      else
+        return false;
       if (std::find(sections_seen_.begin(), sections_seen_.end(), name) != sections_seen_.end()) return false;
       sections_seen_.push_back(name);
       return true;
@@ -333,7 +363,6 @@ class RawProgramReader {
     }
   }
 
-
   void read_attributes(const RawOp& raw, Op& op) {
     std::vector<std::string> allowed = op_attribute_keys(op.kind);  // "dimension" for concatenate
     for (const std::string& key : raw.keys) {
@@ -359,14 +388,22 @@ class RawProgramReader {
         list("lhs_contracting_dims", op.lhs_contracting_dims, true);
         list("rhs_contracting_dims", op.rhs_contracting_dims, true);
         break;
-      case OpKind::kReduce: list("dimensions", op.dimensions, true); break;
-      case OpKind::kTranspose: list("permutation", op.permutation, true); break;
-      case OpKind::kBroadcastInDim: list("broadcast_dimensions", op.broadcast_dimensions, true); break;
+      case OpKind::kReduce:
+        list("dimensions", op.dimensions, true);
+        break;
+      case OpKind::kTranspose:
+        list("permutation", op.permutation, true);
+        break;
+      case OpKind::kBroadcastInDim:
+        list("broadcast_dimensions", op.broadcast_dimensions, true);
+        break;
       case OpKind::kConcatenate:
         require(raw.dimension.has_value() && *raw.dimension >= 0);
         op.dimension = *raw.dimension;
         break;
-      default: require(!raw.dimension.has_value()); break;
+      default:
+        require(!raw.dimension.has_value());
+        break;
     }
     if (op.kind != OpKind::kConcatenate) require(!raw.dimension.has_value());
   }
@@ -382,9 +419,14 @@ class RawProgramReader {
   }
 
   void read_options(const std::vector<RawOption>& options, const OptionOverrides& cli) {
-    static const char* const kKeys[] = {"strategy",           "conservative_propagation",  "keep_sharding_rules",
-                                        "module_dump_directory", "factor_propagation", "no_op_priority_propagation",
-                                        "output",             "format"};
+    static const char* const kKeys[] = {"strategy",
+                                        "conservative_propagation",
+                                        "keep_sharding_rules",
+                                        "module_dump_directory",
+                                        "factor_propagation",
+                                        "no_op_priority_propagation",
+                                        "output",
+                                        "format"};
     auto find = [&](const char* key) -> const RawOption* {
       for (const RawOption& o : options)
         if (o.key == key) return &o;
@@ -423,7 +465,7 @@ class RawProgramReader {
  private:
   Program program_;
   std::unordered_map<std::string, int> by_name_;
-  std::vector<char> used_;  // per tensor: used as an operand so far
+  std::vector<char> used_;         // per tensor: used as an operand so far
   std::vector<char> shape_known_;  // per tensor: declared with a shape, or inferred by its op so far
 };
 

@@ -98,7 +98,9 @@ class MlirCursor {
     skip_space();
     if (at_ >= text_.size() || !ident_start(text_[at_])) return "";
     std::size_t start = at_;
-    while (at_ < text_.size() && ident_char(text_[at_]) && !(text_[at_] == '-' && at_ + 1 < text_.size() && text_[at_ + 1] == '>')) ++at_;
+    while (at_ < text_.size() && ident_char(text_[at_]) &&
+           !(text_[at_] == '-' && at_ + 1 < text_.size() && text_[at_ + 1] == '>'))
+      ++at_;
     return text_.substr(start, at_ - start);
   }
   // The identifier here, without moving.
@@ -164,10 +166,14 @@ class MlirCursor {
         continue;
       }
       ++at_;
-      if (c == '(') closers.push_back(')');
-      else if (c == '[') closers.push_back(']');
-      else if (c == '{') closers.push_back('}');
-      else if (c == '<') closers.push_back('>');
+      if (c == '(')
+        closers.push_back(')');
+      else if (c == '[')
+        closers.push_back(']');
+      else if (c == '{')
+        closers.push_back('}');
+      else if (c == '<')
+        closers.push_back('>');
       else if (c == ')' || c == ']' || c == '}' || c == '>') {
         if (closers.empty() || closers.back() != c) fail(at_ - 1, std::string("unbalanced '") + c + "'");
         closers.pop_back();
@@ -239,18 +245,30 @@ struct MlirParsedFunc {
 // The StableHLO ops that map onto an op kind.
 const std::map<std::string, OpKind>& mlir_op_kinds() {
   static const std::map<std::string, OpKind> kinds{
-      {"stablehlo.negate", OpKind::kNegate},       {"stablehlo.abs", OpKind::kAbs},
-      {"stablehlo.exponential", OpKind::kExp},     {"stablehlo.log", OpKind::kLog},
-      {"stablehlo.sqrt", OpKind::kSqrt},           {"stablehlo.rsqrt", OpKind::kRsqrt},
-      {"stablehlo.tanh", OpKind::kTanh},           {"stablehlo.sine", OpKind::kSine},
-      {"stablehlo.cosine", OpKind::kCosine},       {"stablehlo.logistic", OpKind::kLogistic},
-      {"stablehlo.convert", OpKind::kConvert},     {"stablehlo.add", OpKind::kAdd},
-      {"stablehlo.subtract", OpKind::kSubtract},   {"stablehlo.multiply", OpKind::kMultiply},
-      {"stablehlo.divide", OpKind::kDivide},       {"stablehlo.maximum", OpKind::kMaximum},
-      {"stablehlo.minimum", OpKind::kMinimum},     {"stablehlo.power", OpKind::kPower},
-      {"stablehlo.dot_general", OpKind::kDotGeneral}, {"stablehlo.dot", OpKind::kMatmul},
-      {"stablehlo.reduce", OpKind::kReduce},       {"stablehlo.transpose", OpKind::kTranspose},
-      {"stablehlo.broadcast_in_dim", OpKind::kBroadcastInDim}, {"stablehlo.reshape", OpKind::kReshape},
+      {"stablehlo.negate", OpKind::kNegate},
+      {"stablehlo.abs", OpKind::kAbs},
+      {"stablehlo.exponential", OpKind::kExp},
+      {"stablehlo.log", OpKind::kLog},
+      {"stablehlo.sqrt", OpKind::kSqrt},
+      {"stablehlo.rsqrt", OpKind::kRsqrt},
+      {"stablehlo.tanh", OpKind::kTanh},
+      {"stablehlo.sine", OpKind::kSine},
+      {"stablehlo.cosine", OpKind::kCosine},
+      {"stablehlo.logistic", OpKind::kLogistic},
+      {"stablehlo.convert", OpKind::kConvert},
+      {"stablehlo.add", OpKind::kAdd},
+      {"stablehlo.subtract", OpKind::kSubtract},
+      {"stablehlo.multiply", OpKind::kMultiply},
+      {"stablehlo.divide", OpKind::kDivide},
+      {"stablehlo.maximum", OpKind::kMaximum},
+      {"stablehlo.minimum", OpKind::kMinimum},
+      {"stablehlo.power", OpKind::kPower},
+      {"stablehlo.dot_general", OpKind::kDotGeneral},
+      {"stablehlo.dot", OpKind::kMatmul},
+      {"stablehlo.reduce", OpKind::kReduce},
+      {"stablehlo.transpose", OpKind::kTranspose},
+      {"stablehlo.broadcast_in_dim", OpKind::kBroadcastInDim},
+      {"stablehlo.reshape", OpKind::kReshape},
       {"stablehlo.concatenate", OpKind::kConcatenate},
   };
   return kinds;
@@ -431,7 +449,8 @@ class MlirModuleReader {
     while (true) {
       std::size_t start = i;
       while (i < inside.size() && std::isdigit(static_cast<unsigned char>(inside[i]))) ++i;
-      if (i < inside.size() && inside[i] == '?') c_.fail(at, "dynamic dimensions are not supported: tensor<" + inside + ">");
+      if (i < inside.size() && inside[i] == '?')
+        c_.fail(at, "dynamic dimensions are not supported: tensor<" + inside + ">");
       if (i == start || i >= inside.size() || inside[i] != 'x') {
         i = start;
         break;
@@ -444,7 +463,8 @@ class MlirModuleReader {
     }
     if (i >= inside.size() || !(std::isalpha(static_cast<unsigned char>(inside[i])) || inside[i] == '!'))
       c_.fail(at, "cannot read the tensor type tensor<" + inside + ">");
-    if (inside.find(',') != std::string::npos) c_.fail(at, "tensor encodings are not supported: tensor<" + inside + ">");
+    if (inside.find(',') != std::string::npos)
+      c_.fail(at, "tensor encodings are not supported: tensor<" + inside + ">");
     return shape;
   }
 
@@ -456,8 +476,10 @@ class MlirModuleReader {
       if (c_.done()) c_.expected("'}'");
       dict_empty = false;
       std::string key;
-      if (c_.peek() == '"') key = c_.string_literal();
-      else key = c_.ident();
+      if (c_.peek() == '"')
+        key = c_.string_literal();
+      else
+        key = c_.ident();
       if (key.empty()) c_.expected("an attribute name");
       if (c_.eat('=')) {
         c_.skip_space();
@@ -597,7 +619,8 @@ class MlirModuleReader {
     op.at = c_.at();
     if (c_.peek() == '"') {
       std::string name = c_.string_literal();
-      c_.fail(op.at, "unsupported op '" + name + "' (generic form): only the ops of `propagate` in their printed form are read");
+      c_.fail(op.at, "unsupported op '" + name +
+                         "' (generic form): only the ops of `propagate` in their printed form are read");
     }
     op.name = c_.ident();
     if (op.name.empty()) c_.expected("an op name");
@@ -710,8 +733,10 @@ class MlirModuleReader {
             if (!n) c_.expected("an integer");
             op.numbers[word] = *n;
           } else if (v == '<' || v == '(' || v == '{' || v == '"') {
-            if (v == '"') c_.string_literal();
-            else c_.balanced();
+            if (v == '"')
+              c_.string_literal();
+            else
+              c_.balanced();
           } else {
             c_.ident();
           }
@@ -978,7 +1003,7 @@ class MlirModuleReader {
       for (const MlirValueRef& v : op.operands) in.push_back(operand(v));
       if (op.operand_types.size() != in.size())
         c_.fail(op.colon, where + " has " + std::to_string(in.size()) + " operands but its type lists " +
-                               std::to_string(op.operand_types.size()));
+                              std::to_string(op.operand_types.size()));
       for (std::size_t i = 0; i < in.size(); ++i)
         if (program_.tensors[in[i]].shape != op.operand_types[i])
           c_.fail(op.operands[i].at, "operand " + op.operands[i].name + " has shape " +
@@ -993,10 +1018,11 @@ class MlirModuleReader {
                                     std::to_string(in.size()));
         for (std::size_t i = 0; i < in.size(); ++i)
           if (g.args[i].shape != program_.tensors[in[i]].shape)
-            c_.fail(op.operands[i].at, "argument " + std::to_string(i) + " of " + op.callee + " has shape " +
-                                           shape_text(g.args[i].shape));
-        if (g.results.size() != 1) c_.fail(op.at, "calls of functions with " + std::to_string(g.results.size()) +
-                                                     " results are not supported (one result)");
+            c_.fail(op.operands[i].at,
+                    "argument " + std::to_string(i) + " of " + op.callee + " has shape " + shape_text(g.args[i].shape));
+        if (g.results.size() != 1)
+          c_.fail(op.at, "calls of functions with " + std::to_string(g.results.size()) +
+                             " results are not supported (one result)");
         if (g.results[0].shape != op.result_type)
           c_.fail(op.colon, "the call's result type does not match " + op.callee + "'s");
       }
@@ -1014,7 +1040,8 @@ class MlirModuleReader {
           sharding = read_sharding(op.sharding, MlirShardingSite::Form::kPerValue, op.result_type.size(), where);
       } else if (op.name == "sdy.sharding_constraint") {
         o.kind = OpKind::kCopy;
-        if (!op.inline_sharding.present()) c_.fail(op.at, "'sdy.sharding_constraint' needs its sharding <@mesh, [...]>");
+        if (!op.inline_sharding.present())
+          c_.fail(op.at, "'sdy.sharding_constraint' needs its sharding <@mesh, [...]>");
         sharding = read_sharding(op.inline_sharding, MlirShardingSite::Form::kInline, op.result_type.size(),
                                  "sharding_constraint " + op.result);
       } else {
@@ -1073,17 +1100,25 @@ class MlirModuleReader {
         pair("batching_dims", o.lhs_batching_dims, o.rhs_batching_dims);
         pair("contracting_dims", o.lhs_contracting_dims, o.rhs_contracting_dims);
         break;
-      case OpKind::kReduce: o.dimensions = list("dimensions", true); break;
-      case OpKind::kTranspose: o.permutation = list("dims", true); break;
-      case OpKind::kBroadcastInDim: o.broadcast_dimensions = list("dims", true); break;
+      case OpKind::kReduce:
+        o.dimensions = list("dimensions", true);
+        break;
+      case OpKind::kTranspose:
+        o.permutation = list("dims", true);
+        break;
+      case OpKind::kBroadcastInDim:
+        o.broadcast_dimensions = list("dims", true);
+        break;
       case OpKind::kConcatenate: {
         auto it = op.numbers.find("dim");
         if (it == op.numbers.end()) c_.fail(op.at, "'stablehlo.concatenate' needs `dim = N`");
         o.dimension = it->second;
-        if (o.dimension < 0) c_.fail(op.at, "'stablehlo.concatenate': dim " + std::to_string(o.dimension) + " is negative");
+        if (o.dimension < 0)
+          c_.fail(op.at, "'stablehlo.concatenate': dim " + std::to_string(o.dimension) + " is negative");
         break;
       }
-      default: break;
+      default:
+        break;
     }
     for (const auto& [key, values] : op.lists)
       for (std::int64_t v : values)

@@ -33,14 +33,17 @@ void add_site_edit(const MlirShardingSite& site, const std::string& sharding, st
   if (site.value_begin != MlirShardingSite::kNone) {
     edits.push_back({site.value_begin, site.value_end, value});
   } else if (site.dict_close != MlirShardingSite::kNone) {
-    edits.push_back({site.dict_close, site.dict_close, (site.dict_empty ? "" : ", ") + std::string("sdy.sharding = ") + value});
+    edits.push_back(
+        {site.dict_close, site.dict_close, (site.dict_empty ? "" : ", ") + std::string("sdy.sharding = ") + value});
   } else if (site.type_begin != MlirShardingSite::kNone) {
     edits.push_back({site.type_begin, site.type_begin, "("});
     edits.push_back({site.type_end, site.type_end, " {sdy.sharding = " + value + "})"});
   } else if (site.insert != MlirShardingSite::kNone) {
     // Before an op's ':' the dict comes first; after a function argument's type it follows.
-    if (site.form == Form::kPerValue) edits.push_back({site.insert, site.insert, "{sdy.sharding = " + value + "} "});
-    else edits.push_back({site.insert, site.insert, " {sdy.sharding = " + value + "}"});
+    if (site.form == Form::kPerValue)
+      edits.push_back({site.insert, site.insert, "{sdy.sharding = " + value + "} "});
+    else
+      edits.push_back({site.insert, site.insert, " {sdy.sharding = " + value + "}"});
   }
 }
 
@@ -81,8 +84,8 @@ std::string render_mlir(const PropagationDriver& driver) {
   }
   for (std::size_t i = 0; i < program.outputs.size(); ++i) {
     if (state.output_shardings[i]) {
-      add_site_edit(source.output_sites[i], sdy_sharding_text(*state.output_shardings[i], program.mesh, source.mesh_name),
-                    edits);
+      add_site_edit(source.output_sites[i],
+                    sdy_sharding_text(*state.output_shardings[i], program.mesh, source.mesh_name), edits);
       continue;
     }
     // A result without a sharding of its own: Shardy's sync of the returned value into
@@ -95,7 +98,8 @@ std::string render_mlir(const PropagationDriver& driver) {
       d.closed = false;
       any_axes = any_axes || !d.axes.empty();
     }
-    if (any_axes) add_site_edit(source.output_sites[i], sdy_sharding_text(result, program.mesh, source.mesh_name), edits);
+    if (any_axes)
+      add_site_edit(source.output_sites[i], sdy_sharding_text(result, program.mesh, source.mesh_name), edits);
   }
   // Insertions at one position keep their order (a bare result's "(" before its type...).
   std::stable_sort(edits.begin(), edits.end(),

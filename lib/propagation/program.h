@@ -17,9 +17,32 @@ namespace shardplan::propagation {
 
 // The op kinds; their sharding rules are in sharding_rule.cc (one builder per kind).
 enum class OpKind {
-  kNegate, kAbs, kExp, kLog, kSqrt, kRsqrt, kTanh, kSine, kCosine, kLogistic, kConvert, kCopy,
-  kAdd, kSubtract, kMultiply, kDivide, kMaximum, kMinimum, kPower,
-  kDotGeneral, kMatmul, kReduce, kTranspose, kBroadcastInDim, kReshape, kConcatenate,
+  kNegate,
+  kAbs,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kTanh,
+  kSine,
+  kCosine,
+  kLogistic,
+  kConvert,
+  kCopy,
+  kAdd,
+  kSubtract,
+  kMultiply,
+  kDivide,
+  kMaximum,
+  kMinimum,
+  kPower,
+  kDotGeneral,
+  kMatmul,
+  kReduce,
+  kTranspose,
+  kBroadcastInDim,
+  kReshape,
+  kConcatenate,
   // MLIR input only (not in kOpKindNames): `func.call`, which has no sharding rule, is
   // never erased (not pure), and propagates nothing between its operands and result.
   kCall,
@@ -98,7 +121,8 @@ inline constexpr NameTable<Strategy, 4> kStrategyNames{{
     {Strategy::kBasic, "basic", "compatible axes only, no conflict resolution (sdy-basic-propagate)"},
     {Strategy::kAggressive, "aggressive", "resolves conflicts per tensor (sdy-aggressive-propagate)"},
     {Strategy::kOpPriority, "op-priority", "aggressive, in five rounds of op heuristics (sdy-op-priority-propagate)"},
-    {Strategy::kUserPriority, "user-priority", "op-priority once per user priority p0, p1, ... (sdy-user-priority-propagate)"},
+    {Strategy::kUserPriority, "user-priority",
+     "op-priority once per user priority p0, p1, ... (sdy-user-priority-propagate)"},
 }};
 
 // Which factor propagation(s) one propagation runs (ignored by the basic strategy).

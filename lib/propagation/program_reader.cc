@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <map>
+#include <sstream>
 #include <unordered_map>
 
 #include "document/document.h"
@@ -23,9 +23,14 @@ const std::vector<std::string> kTopKeys{"mesh", "tensors", "ops", "outputs", "op
 const std::vector<std::string> kTensorKeys{"name", "shape", "sharding"};
 const std::vector<std::string> kOutputKeys{"tensor", "sharding"};
 // §12.7: the long CLI flags without dashes, `-` as `_`.
-const std::vector<std::string> kOptionKeys{"strategy",         "conservative_propagation", "keep_sharding_rules",
-                                           "module_dump_directory", "factor_propagation", "no_op_priority_propagation",
-                                           "output",           "format"};
+const std::vector<std::string> kOptionKeys{"strategy",
+                                           "conservative_propagation",
+                                           "keep_sharding_rules",
+                                           "module_dump_directory",
+                                           "factor_propagation",
+                                           "no_op_priority_propagation",
+                                           "output",
+                                           "format"};
 
 std::vector<std::string> yaml_op_attribute_keys(OpKind kind) {
   std::vector<std::string> keys{"name", "kind", "operands", "results"};
@@ -63,9 +68,8 @@ class ProgramReader {
   void spec_error(const YAML::Node& at, std::string message) { r_.report(at, "", std::move(message)); }
 
   std::optional<IntList> int_list(const YAML::Node& node, const std::string& path, Range range) {
-    return r_.list<std::int64_t>(node, path, false, [&](const YAML::Node& n, const std::string& p) {
-      return r_.integer(n, p, range);
-    });
+    return r_.list<std::int64_t>(node, path, false,
+                                 [&](const YAML::Node& n, const std::string& p) { return r_.integer(n, p, range); });
   }
 
   void read_mesh(const YAML::Node& node) {
@@ -130,8 +134,10 @@ class ProgramReader {
       if (ok) {
         r_.check_keys(entry, path, kTensorKeys);
         auto name = r_.string(r_.field(entry, path, "name", true), join_key(path, "name"));
-        if (name) tensor.name = *name;
-        else ok = false;
+        if (name)
+          tensor.name = *name;
+        else
+          ok = false;
         YAML::Node shape_node = r_.field(entry, path, "shape");
         if (shape_node.IsDefined()) {
           shape = int_list(shape_node, join_key(path, "shape"), Range::kNonNegative);
@@ -140,8 +146,10 @@ class ProgramReader {
         YAML::Node sharding_node = r_.field(entry, path, "sharding");
         if (sharding_node.IsDefined()) {
           auto text = r_.string(sharding_node, join_key(path, "sharding"));
-          if (text) sharding = PendingSharding{*text, sharding_node};
-          else ok = false;
+          if (text)
+            sharding = PendingSharding{*text, sharding_node};
+          else
+            ok = false;
           tensor.sharding_written = true;
         }
       }
@@ -149,8 +157,8 @@ class ProgramReader {
       has_shape_.push_back(shape.has_value());
       bool pending = false;
       if (ok && !sharding.text.empty()) {
-        auto resolved = read_sharding(sharding, shape ? static_cast<long>(shape->size()) : -1,
-                                      "tensor '" + tensor.name + "'");
+        auto resolved =
+            read_sharding(sharding, shape ? static_cast<long>(shape->size()) : -1, "tensor '" + tensor.name + "'");
         if (resolved) tensor.sharding = *resolved;
         if (!shape && resolved) {
           pending_rank_.push_back({program_.tensors.size(), sharding});
@@ -195,7 +203,8 @@ class ProgramReader {
         if (!results[j].IsScalar()) continue;
         auto it = by_name_.find(results[j].Scalar());
         if (it == by_name_.end()) continue;
-        if (definer_count[it->second]++ == 0) definer[it->second] = static_cast<int>(k);
+        if (definer_count[it->second]++ == 0)
+          definer[it->second] = static_cast<int>(k);
         else if (definer_count[it->second] == 2)
           spec_error(results[j], "tensor '" + it->first + "' is produced by more than one op");
       }
@@ -210,9 +219,8 @@ class ProgramReader {
   // Resolves tensor names; false when one is unknown or not defined yet.
   bool tensor_refs(const YAML::Node& list, const std::string& path, const std::string& op_name, int k,
                    const std::vector<int>& definer, bool check_defined, std::vector<int>& out) {
-    auto names = r_.list<std::string>(list, path, false, [&](const YAML::Node& n, const std::string& p) {
-      return r_.string(n, p);
-    });
+    auto names = r_.list<std::string>(list, path, false,
+                                      [&](const YAML::Node& n, const std::string& p) { return r_.string(n, p); });
     if (!names) return false;
     bool ok = true;
     for (std::size_t i = 0; i < names->size(); ++i) {
@@ -242,13 +250,17 @@ class ProgramReader {
       return;
     }
     if (auto n = r_.field(entry, path, "name"); n.IsDefined()) {
-      if (auto name = r_.string(n, join_key(path, "name"))) op.name = *name;
-      else ok = false;
+      if (auto name = r_.string(n, join_key(path, "name")))
+        op.name = *name;
+      else
+        ok = false;
     }
     ok = tensor_refs(r_.field(entry, path, "operands", true), join_key(path, "operands"), op.name, k, definer, true,
-                     op.operands) && ok;
+                     op.operands) &&
+         ok;
     ok = tensor_refs(r_.field(entry, path, "results", true), join_key(path, "results"), op.name, k, definer, false,
-                     op.results) && ok;
+                     op.results) &&
+         ok;
     YAML::Node kind_node = r_.field(entry, path, "kind", true);
     std::optional<OpKind> kind;
     if (kind_node.IsDefined()) {
@@ -277,8 +289,10 @@ class ProgramReader {
         return;
       }
       auto list = int_list(n, join_key(path, key), Range::kNonNegative);
-      if (list) out = *list;
-      else ok = false;
+      if (list)
+        out = *list;
+      else
+        ok = false;
     };
     switch (op.kind) {
       case OpKind::kDotGeneral:
@@ -287,17 +301,26 @@ class ProgramReader {
         dims("lhs_contracting_dims", op.lhs_contracting_dims, true);
         dims("rhs_contracting_dims", op.rhs_contracting_dims, true);
         break;
-      case OpKind::kReduce: dims("dimensions", op.dimensions, true); break;
-      case OpKind::kTranspose: dims("permutation", op.permutation, true); break;
-      case OpKind::kBroadcastInDim: dims("broadcast_dimensions", op.broadcast_dimensions, true); break;
+      case OpKind::kReduce:
+        dims("dimensions", op.dimensions, true);
+        break;
+      case OpKind::kTranspose:
+        dims("permutation", op.permutation, true);
+        break;
+      case OpKind::kBroadcastInDim:
+        dims("broadcast_dimensions", op.broadcast_dimensions, true);
+        break;
       case OpKind::kConcatenate: {
         YAML::Node n = r_.field(entry, path, "dimension", true);
         auto d = n.IsDefined() ? r_.integer(n, join_key(path, "dimension"), Range::kNonNegative) : std::nullopt;
-        if (d) op.dimension = *d;
-        else ok = false;
+        if (d)
+          op.dimension = *d;
+        else
+          ok = false;
         break;
       }
-      default: break;
+      default:
+        break;
     }
     return ok;
   }
@@ -317,8 +340,7 @@ class ProgramReader {
     }
     Tensor& result = program_.tensors[op.results[0]];
     std::optional<Shape> inferred;
-    std::string problem =
-        infer_result_shape(op, in, has_shape_[op.results[0]] ? &result.shape : nullptr, inferred);
+    std::string problem = infer_result_shape(op, in, has_shape_[op.results[0]] ? &result.shape : nullptr, inferred);
     if (!problem.empty()) return fail(problem);
     if (has_shape_[op.results[0]]) {
       if (result.shape != *inferred)
@@ -330,7 +352,6 @@ class ProgramReader {
     }
     return true;
   }
-
 
   // Shardings of results whose shape was inferred: checked once the rank is known.
   void check_inferred_ranks() {
@@ -395,8 +416,10 @@ class ProgramReader {
       return;
     }
     std::string message = "unknown " + what + " '" + *text + "'";
-    if (cli) r_.report(SourcePos{}, "", message);
-    else spec_error(node, message);
+    if (cli)
+      r_.report(SourcePos{}, "", message);
+    else
+      spec_error(node, message);
   }
 
   void flag(const std::optional<bool>& cli, const YAML::Node& options, const char* key, bool& out) {
@@ -454,11 +477,16 @@ std::vector<std::string> op_attribute_keys(OpKind kind) {
   switch (kind) {
     case OpKind::kDotGeneral:
       return {"lhs_batching_dims", "rhs_batching_dims", "lhs_contracting_dims", "rhs_contracting_dims"};
-    case OpKind::kReduce: return {"dimensions"};
-    case OpKind::kTranspose: return {"permutation"};
-    case OpKind::kBroadcastInDim: return {"broadcast_dimensions"};
-    case OpKind::kConcatenate: return {"dimension"};
-    default: return {};
+    case OpKind::kReduce:
+      return {"dimensions"};
+    case OpKind::kTranspose:
+      return {"permutation"};
+    case OpKind::kBroadcastInDim:
+      return {"broadcast_dimensions"};
+    case OpKind::kConcatenate:
+      return {"dimension"};
+    default:
+      return {};
   }
 }
 

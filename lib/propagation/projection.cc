@@ -108,8 +108,10 @@ TensorSharding unproject(const ShardingRule& rule, const Projection& projection,
       if (!fs.present) break;
       dim.closed = dim.closed || fs.closed;
       for (std::size_t i = 0; i < fs.axes.size(); ++i) {
-        if (i == 0) append_axis(dim.axes, fs.axes[i]);
-        else dim.axes.push_back(fs.axes[i]);
+        if (i == 0)
+          append_axis(dim.axes, fs.axes[i]);
+        else
+          dim.axes.push_back(fs.axes[i]);
       }
       if (!fs.overflow.empty()) {
         for (const AxisRef& x : fs.overflow) append_axis(dim.axes, x);

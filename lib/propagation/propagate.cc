@@ -24,9 +24,15 @@ std::string propagate_and_render(const Program& program, PhaseTimes* times) {
   if (times) times->mark("propagate");
   std::string rendered;
   switch (program.options.format) {
-    case OutputFormat::kText: rendered = render_result_text(driver); break;
-    case OutputFormat::kMlir: rendered = render_mlir(driver); break;
-    case OutputFormat::kJson: rendered = render_result_json(driver); break;
+    case OutputFormat::kText:
+      rendered = render_result_text(driver);
+      break;
+    case OutputFormat::kMlir:
+      rendered = render_mlir(driver);
+      break;
+    case OutputFormat::kJson:
+      rendered = render_result_json(driver);
+      break;
   }
   if (times) times->mark("render");
   return rendered;

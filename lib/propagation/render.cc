@@ -43,7 +43,8 @@ std::string iteration_label(const PropagationState& state, int iteration) {
 std::string setter_text(const PropagationDriver& driver, const Setter& setter) {
   const PropagationState& state = driver.state();
   switch (setter.kind) {
-    case Setter::Kind::kInput: return "input";
+    case Setter::Kind::kInput:
+      return "input";
     case Setter::Kind::kOp:
       return "set by " + driver.program().ops[setter.index].name + " in " + iteration_label(state, setter.iteration);
     case Setter::Kind::kOutput:
@@ -97,8 +98,8 @@ std::string render_result_json(const PropagationDriver& driver) {
   const PropagationState& state = driver.state();
   // The shardings list is written directly (one line per tensor, as layout() would):
   // building 10^5 JSON objects first cost more than the propagation.
-  std::string out = "{\n  \"strategy\": " + json_string(name_of(kStrategyNames, program.options.strategy)) +
-                    ",\n  \"shardings\": [";
+  std::string out =
+      "{\n  \"strategy\": " + json_string(name_of(kStrategyNames, program.options.strategy)) + ",\n  \"shardings\": [";
   for (std::size_t t = 0; t < program.tensors.size(); ++t) {
     out += t ? ",\n    {\"name\":" : "\n    {\"name\":";
     out += json_string(program.tensors[t].name);
@@ -187,8 +188,10 @@ std::string render_program_json(const PropagationDriver& driver, const std::vect
     Json operands = Json::array(), results = Json::array();
     for (int t : op.operands) operands.push_back(program.tensors[t].name);
     for (int t : op.results) results.push_back(program.tensors[t].name);
-    Json entry = json_object("name", op.name, "kind", op.kind == OpKind::kCall ? std::string("call") : std::string(name_of(kOpKindNames, op.kind)), "operands",
-                             std::move(operands), "results", std::move(results));
+    Json entry =
+        json_object("name", op.name, "kind",
+                    op.kind == OpKind::kCall ? std::string("call") : std::string(name_of(kOpKindNames, op.kind)),
+                    "operands", std::move(operands), "results", std::move(results));
     switch (op.kind) {
       case OpKind::kDotGeneral:
         entry["lhs_batching_dims"] = op.lhs_batching_dims;
@@ -196,11 +199,20 @@ std::string render_program_json(const PropagationDriver& driver, const std::vect
         entry["lhs_contracting_dims"] = op.lhs_contracting_dims;
         entry["rhs_contracting_dims"] = op.rhs_contracting_dims;
         break;
-      case OpKind::kReduce: entry["dimensions"] = op.dimensions; break;
-      case OpKind::kTranspose: entry["permutation"] = op.permutation; break;
-      case OpKind::kBroadcastInDim: entry["broadcast_dimensions"] = op.broadcast_dimensions; break;
-      case OpKind::kConcatenate: entry["dimension"] = op.dimension; break;
-      default: break;
+      case OpKind::kReduce:
+        entry["dimensions"] = op.dimensions;
+        break;
+      case OpKind::kTranspose:
+        entry["permutation"] = op.permutation;
+        break;
+      case OpKind::kBroadcastInDim:
+        entry["broadcast_dimensions"] = op.broadcast_dimensions;
+        break;
+      case OpKind::kConcatenate:
+        entry["dimension"] = op.dimension;
+        break;
+      default:
+        break;
     }
     ops.push_back(std::move(entry));
   }
@@ -208,8 +220,8 @@ std::string render_program_json(const PropagationDriver& driver, const std::vect
   for (std::size_t i = 0; i < program.outputs.size(); ++i) {
     const std::string& name = program.tensors[program.outputs[i].tensor].name;
     if (output_shardings[i])
-      outputs.push_back(json_object("tensor", name, "sharding",
-                                    sharding_text(*output_shardings[i], program.mesh, with_priorities)));
+      outputs.push_back(
+          json_object("tensor", name, "sharding", sharding_text(*output_shardings[i], program.mesh, with_priorities)));
     else
       outputs.push_back(name);
   }

@@ -28,9 +28,7 @@ struct TensorSharding {
   std::vector<DimSharding> dims;
   AxisList replicated;  // sorted by mesh order
 
-  bool operator==(const TensorSharding& other) const {
-    return dims == other.dims && replicated == other.replicated;
-  }
+  bool operator==(const TensorSharding& other) const { return dims == other.dims && replicated == other.replicated; }
 };
 
 // Every dim open and empty: the sharding of a tensor that has none yet.

@@ -70,8 +70,7 @@ struct RuleInputs {
 
 void elementwise_rule(RuleBuilder& b, const RuleInputs& r) {
   b.rule().elementwise = true;
-  for (std::size_t d = 0; d < r.out.size(); ++d)
-    b.add_all_operands(static_cast<int>(d), static_cast<int>(d), r.out[d]);
+  for (std::size_t d = 0; d < r.out.size(); ++d) b.add_all_operands(static_cast<int>(d), static_cast<int>(d), r.out[d]);
 }
 
 void transpose_rule(RuleBuilder& b, const RuleInputs& r) {
@@ -113,8 +112,10 @@ void reduce_rule(RuleBuilder& b, const RuleInputs& r) {
   for (std::size_t d = 0; d < r.in[0].size(); ++d) {
     bool reduced = std::find(r.op.dimensions.begin(), r.op.dimensions.end(), static_cast<std::int64_t>(d)) !=
                    r.op.dimensions.end();
-    if (reduced) b.add({static_cast<int>(d)}, kNoDim, r.in[0][d], FactorType::kReduction);
-    else b.add({static_cast<int>(d)}, next++, r.in[0][d]);
+    if (reduced)
+      b.add({static_cast<int>(d)}, kNoDim, r.in[0][d], FactorType::kReduction);
+    else
+      b.add({static_cast<int>(d)}, next++, r.in[0][d]);
   }
 }
 
@@ -201,19 +202,19 @@ using RuleFn = void (*)(RuleBuilder&, const RuleInputs&);
 
 // The one table of sharding rules: the builder of every op kind, in kOpKindNames order.
 constexpr std::array<std::pair<OpKind, RuleFn>, kOpKindNames.size()> kRuleBuilders{{
-    {OpKind::kNegate, elementwise_rule},     {OpKind::kAbs, elementwise_rule},
-    {OpKind::kExp, elementwise_rule},        {OpKind::kLog, elementwise_rule},
-    {OpKind::kSqrt, elementwise_rule},       {OpKind::kRsqrt, elementwise_rule},
-    {OpKind::kTanh, elementwise_rule},       {OpKind::kSine, elementwise_rule},
-    {OpKind::kCosine, elementwise_rule},     {OpKind::kLogistic, elementwise_rule},
-    {OpKind::kConvert, elementwise_rule},    {OpKind::kCopy, elementwise_rule},
-    {OpKind::kAdd, elementwise_rule},        {OpKind::kSubtract, elementwise_rule},
-    {OpKind::kMultiply, elementwise_rule},   {OpKind::kDivide, elementwise_rule},
-    {OpKind::kMaximum, elementwise_rule},    {OpKind::kMinimum, elementwise_rule},
-    {OpKind::kPower, elementwise_rule},      {OpKind::kDotGeneral, dot_general_rule},
-    {OpKind::kMatmul, matmul_rule},          {OpKind::kReduce, reduce_rule},
-    {OpKind::kTranspose, transpose_rule},    {OpKind::kBroadcastInDim, broadcast_rule},
-    {OpKind::kReshape, reshape_rule},        {OpKind::kConcatenate, concatenate_rule},
+    {OpKind::kNegate, elementwise_rule},   {OpKind::kAbs, elementwise_rule},
+    {OpKind::kExp, elementwise_rule},      {OpKind::kLog, elementwise_rule},
+    {OpKind::kSqrt, elementwise_rule},     {OpKind::kRsqrt, elementwise_rule},
+    {OpKind::kTanh, elementwise_rule},     {OpKind::kSine, elementwise_rule},
+    {OpKind::kCosine, elementwise_rule},   {OpKind::kLogistic, elementwise_rule},
+    {OpKind::kConvert, elementwise_rule},  {OpKind::kCopy, elementwise_rule},
+    {OpKind::kAdd, elementwise_rule},      {OpKind::kSubtract, elementwise_rule},
+    {OpKind::kMultiply, elementwise_rule}, {OpKind::kDivide, elementwise_rule},
+    {OpKind::kMaximum, elementwise_rule},  {OpKind::kMinimum, elementwise_rule},
+    {OpKind::kPower, elementwise_rule},    {OpKind::kDotGeneral, dot_general_rule},
+    {OpKind::kMatmul, matmul_rule},        {OpKind::kReduce, reduce_rule},
+    {OpKind::kTranspose, transpose_rule},  {OpKind::kBroadcastInDim, broadcast_rule},
+    {OpKind::kReshape, reshape_rule},      {OpKind::kConcatenate, concatenate_rule},
 }};
 
 constexpr bool table_in_kind_order() {

@@ -15,9 +15,7 @@ const AggressiveFactorPropagation kAggressiveFactorPropagation;
 
 constexpr int kNumOpHeuristics = 5;
 
-bool is_h0_kind(OpKind kind) {
-  return is_elementwise(kind) || kind == OpKind::kReshape || kind == OpKind::kTranspose;
-}
+bool is_h0_kind(OpKind kind) { return is_elementwise(kind) || kind == OpKind::kReshape || kind == OpKind::kTranspose; }
 
 // Heuristic `level` of docs/formats/propagate.md's table for one factor of op `op`.
 Direction heuristic(int level, const PropagationDriver& driver, const Op& op, const ShardingRule& rule, int f) {
@@ -29,12 +27,15 @@ Direction heuristic(int level, const PropagationDriver& driver, const Op& op, co
         if (!program.tensors[t].shape.empty() && driver.use_count(t) > 1) return Direction::kNone;
       return Direction::kBoth;
     }
-    case 1: return is_h0_kind(op.kind) ? Direction::kBoth : Direction::kNone;
+    case 1:
+      return is_h0_kind(op.kind) ? Direction::kBoth : Direction::kNone;
     case 2:
       if (rule.factor_types[f] != FactorType::kPass) return Direction::kNone;
       return op.kind == OpKind::kBroadcastInDim ? Direction::kBackward : Direction::kBoth;
-    case 3: return op.kind == OpKind::kBroadcastInDim ? Direction::kBackward : Direction::kBoth;
-    default: return Direction::kBoth;
+    case 3:
+      return op.kind == OpKind::kBroadcastInDim ? Direction::kBackward : Direction::kBoth;
+    default:
+      return Direction::kBoth;
   }
 }
 
@@ -70,9 +71,12 @@ void BasicPropagation::propagate(PropagationDriver& driver) const {
 
 std::vector<const FactorPropagation*> AggressivePropagation::factor_propagations(const Options& options) const {
   switch (options.factor_propagation) {
-    case FactorPropagationKind::kBasic: return {&kBasicFactorPropagation};
-    case FactorPropagationKind::kBasicThenAggressive: return {&kBasicFactorPropagation, &kAggressiveFactorPropagation};
-    case FactorPropagationKind::kAggressive: break;
+    case FactorPropagationKind::kBasic:
+      return {&kBasicFactorPropagation};
+    case FactorPropagationKind::kBasicThenAggressive:
+      return {&kBasicFactorPropagation, &kAggressiveFactorPropagation};
+    case FactorPropagationKind::kAggressive:
+      break;
   }
   return {&kAggressiveFactorPropagation};
 }
@@ -157,10 +161,14 @@ void UserPriorityPropagation::propagate(PropagationDriver& driver) const {
 
 std::unique_ptr<BasicPropagation> make_strategy(Strategy strategy) {
   switch (strategy) {
-    case Strategy::kBasic: return std::make_unique<BasicPropagation>();
-    case Strategy::kAggressive: return std::make_unique<AggressivePropagation>();
-    case Strategy::kOpPriority: return std::make_unique<OpPriorityPropagation>();
-    case Strategy::kUserPriority: break;
+    case Strategy::kBasic:
+      return std::make_unique<BasicPropagation>();
+    case Strategy::kAggressive:
+      return std::make_unique<AggressivePropagation>();
+    case Strategy::kOpPriority:
+      return std::make_unique<OpPriorityPropagation>();
+    case Strategy::kUserPriority:
+      break;
   }
   return std::make_unique<UserPriorityPropagation>();
 }

@@ -116,8 +116,7 @@ int open_sweep_output(const std::string& path, std::size_t keep) {
     if (S_ISREG(info.st_mode)) fail("cannot lock the sweep's output: ");
     // A device or pipe that takes no lock is written without one.
   }
-  if (S_ISREG(info.st_mode) &&
-      (::ftruncate(fd, static_cast<off_t>(keep)) != 0 || ::lseek(fd, 0, SEEK_END) < 0))
+  if (S_ISREG(info.st_mode) && (::ftruncate(fd, static_cast<off_t>(keep)) != 0 || ::lseek(fd, 0, SEEK_END) < 0))
     fail("writing the sweep's rows failed: ");
   return fd;
 }

@@ -4,9 +4,9 @@
 #include <map>
 #include <unordered_map>
 
+#include "common/whole_number.h"
 #include "document/document.h"
 #include "document/node_reader.h"
-#include "common/whole_number.h"
 
 namespace shardplan {
 
@@ -100,7 +100,8 @@ class GridBuilder {
     SeenValues& seen_values = seen_[axis.field];  // a field is one axis
     std::optional<std::size_t> earlier;
     if (value->number) {
-      if (auto it = seen_values.numbers.find(*value->number); it != seen_values.numbers.end()) earlier = it->second;
+      if (auto it = seen_values.numbers.find(*value->number); it != seen_values.numbers.end())
+        earlier = it->second;
       else if (auto t = seen_values.texts_without_number.find(value->text); t != seen_values.texts_without_number.end())
         earlier = t->second;
     } else if (auto t = seen_values.texts.find(value->text); t != seen_values.texts.end()) {
@@ -112,8 +113,10 @@ class GridBuilder {
       return;
     }
     const std::size_t index = axis.values.size();
-    if (value->number) seen_values.numbers.emplace(*value->number, index);
-    else seen_values.texts_without_number.emplace(value->text, index);
+    if (value->number)
+      seen_values.numbers.emplace(*value->number, index);
+    else
+      seen_values.texts_without_number.emplace(value->text, index);
     seen_values.texts.emplace(value->text, index);
     axis.values.push_back(std::move(*value));
     axis.value_pos.push_back(pos);
@@ -126,8 +129,8 @@ class GridBuilder {
     if (value_kind_of(axis.field) != SweepValueKind::kInteger) {
       report(pos, path,
              "ranges (A..B:STEP, A..B:*FACTOR) are for integer fields; '" +
-                 std::string(name_of(kSweepFieldNames, axis.field)) + "' takes " +
-                 sweep_field_description(axis.field) + ", found '" + text + "'");
+                 std::string(name_of(kSweepFieldNames, axis.field)) + "' takes " + sweep_field_description(axis.field) +
+                 ", found '" + text + "'");
       return;
     }
     std::string error;
@@ -257,8 +260,9 @@ std::optional<std::vector<std::string>> expand_sweep_range(std::string_view text
     return std::nullopt;
   }
   if (geometric ? (*step < 2 || *first == 0) : *step == 0) {
-    *error = std::string(geometric ? "expected a factor of 2 or more and a start above 0"
-                                   : "expected a step of 1 or more") + found;
+    *error =
+        std::string(geometric ? "expected a factor of 2 or more and a start above 0" : "expected a step of 1 or more") +
+        found;
     return std::nullopt;
   }
   std::vector<std::string> out;

@@ -79,9 +79,11 @@ struct CheckedSweepFlags {
 CheckedSweepFlags check_sweep_flags(const SweepRequest& r) {
   CheckedSweepFlags out;
   out.display = parse_name(kSweepDisplayFormatNames, r.format);
-  const auto format = out.display ? std::optional<SweepFormat>(SweepFormat::kJsonl) : parse_name(kSweepFormatNames, r.format);
+  const auto format =
+      out.display ? std::optional<SweepFormat>(SweepFormat::kJsonl) : parse_name(kSweepFormatNames, r.format);
   if (!format)
-    throw InputError(SourcePos{}, "--format", "expected one of " + sweep_format_alternatives() + ", found '" + r.format + "'");
+    throw InputError(SourcePos{}, "--format",
+                     "expected one of " + sweep_format_alternatives() + ", found '" + r.format + "'");
   out.format = *format;
   if (out.display && r.resume)
     throw InputError(SourcePos{}, "--resume", "needs --format jsonl or csv: a table cannot be resumed");
@@ -98,9 +100,10 @@ CheckedSweepFlags check_sweep_flags(const SweepRequest& r) {
   if (!r.timeout.empty()) {
     out.timeout_seconds = parse_sweep_timeout(r.timeout);
     if (!out.timeout_seconds)
-      throw InputError(SourcePos{}, "--timeout",
-                       "expected a duration per point such as 30s, 2m, 1h or 500ms (a bare number is seconds), found '" +
-                           r.timeout + "'");
+      throw InputError(
+          SourcePos{}, "--timeout",
+          "expected a duration per point such as 30s, 2m, 1h or 500ms (a bare number is seconds), found '" + r.timeout +
+              "'");
   }
   return out;
 }
@@ -143,8 +146,8 @@ SweepOutcome run_sweep_request(const SweepRequest& r, const std::function<SweepI
   check_grid_applies(grid, inputs.input);
 
   const bool with_plans = !r.plans_dir.empty();
-  const SweepRowContext context{
-      sweep_id(inputs.file_contents, grid, flags.format, with_plans, flags.timeout_seconds), &grid};
+  const SweepRowContext context{sweep_id(inputs.file_contents, grid, flags.format, with_plans, flags.timeout_seconds),
+                                &grid};
   const std::string header = sweep_header(flags.format, grid);
   const std::vector<std::size_t> indices = shard_points(grid.size(), flags.shard);
   SweepResume resume;

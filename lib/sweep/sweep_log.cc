@@ -36,7 +36,8 @@ SweepLog::SweepLog(std::string path, const SweepGrid& grid, bool append, const s
     : path_(std::move(path)), grid_(grid) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_APPEND | (append ? 0 : O_TRUNC), 0644);
   if (fd_ < 0)
-    throw InputError(SourcePos{path_, 0, 0}, "--log", std::string("cannot open the sweep log: ") + std::strerror(errno));
+    throw InputError(SourcePos{path_, 0, 0}, "--log",
+                     std::string("cannot open the sweep log: ") + std::strerror(errno));
   write_line("# " + comment + "\n");
 }
 
@@ -44,14 +45,13 @@ SweepLog::~SweepLog() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-double SweepLog::elapsed() const {
-  return std::chrono::duration<double>(PlanStop::Clock::now() - start_).count();
-}
+double SweepLog::elapsed() const { return std::chrono::duration<double>(PlanStop::Clock::now() - start_).count(); }
 
 void SweepLog::write_line(const std::string& line) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!write_whole(fd_, line))
-    throw InputError(SourcePos{path_, 0, 0}, "--log", std::string("writing the sweep log failed: ") + std::strerror(errno));
+    throw InputError(SourcePos{path_, 0, 0}, "--log",
+                     std::string("writing the sweep log failed: ") + std::strerror(errno));
 }
 
 void SweepLog::point_started(std::size_t index) { write_line(sweep_log_start_line(elapsed(), grid_, index)); }

@@ -7,9 +7,9 @@
 //
 // elapsed_s: seconds since the run started; values: "world_size=8, hbm_cap=16 GiB";
 // status: feasible, the failure (INSUFFICIENT_STORAGE, ..., TIMEOUT); wall_s: the
-// point's planning time (to the microsecond: small points take less than 1 ms). Each run first writes a comment line starting with '#'.
-// Points run on several threads, so the lines' order and every time in them
-// change from run to run: the log is a record of this run, unlike the rows.
+// point's planning time (to the microsecond: small points take less than 1 ms). Each run first writes a comment line
+// starting with '#'. Points run on several threads, so the lines' order and every time in them change from run to run:
+// the log is a record of this run, unlike the rows.
 #pragma once
 
 #include <cstddef>

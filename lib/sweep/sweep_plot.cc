@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "common/units.h"
 #include "common/chart_scale.h"
+#include "common/units.h"
 
 namespace shardplan {
 
@@ -79,7 +79,7 @@ std::string render_sweep_svg(const SweepTable& table) {
       x_number[r.values[0]] = r.value_numbers[0];
     }
   const bool numeric = !x_values.empty() && std::all_of(x_values.begin(), x_values.end(),
-                                                       [&](const std::string& v) { return x_number[v].has_value(); });
+                                                        [&](const std::string& v) { return x_number[v].has_value(); });
   double low = 0, high = 0;
   if (numeric) {
     low = high = *x_number[x_values[0]];
@@ -110,7 +110,8 @@ std::string render_sweep_svg(const SweepTable& table) {
   const std::size_t series_count = std::max<std::size_t>(series_labels.size(), 1);
   const double nudge_step = std::min(5.0, 30.0 / static_cast<double>(series_count));
   auto x_of = [&](std::size_t row) {
-    const double nudge = (static_cast<double>(series_of[row]) - (static_cast<double>(series_count) - 1) / 2) * nudge_step;
+    const double nudge =
+        (static_cast<double>(series_of[row]) - (static_cast<double>(series_count) - 1) / 2) * nudge_step;
     return kPlotLeft + kPlotAreaWidth * x_fraction[table.rows[row].values.empty() ? "" : table.rows[row].values[0]] +
            nudge;
   };
@@ -118,8 +119,9 @@ std::string render_sweep_svg(const SweepTable& table) {
   double throughput_max = 0;
   for (const auto& r : table.rows) throughput_max = std::max(throughput_max, r.throughput.value_or(0));
   const double throughput_scale = throughput_max >= 1e6 ? 1e-6 : throughput_max >= 1e3 ? 1e-3 : 1;
-  const std::string throughput_unit = throughput_max >= 1e6 ? "M samples/s" : throughput_max >= 1e3 ? "k samples/s"
-                                                                                                    : "samples/s";
+  const std::string throughput_unit = throughput_max >= 1e6   ? "M samples/s"
+                                      : throughput_max >= 1e3 ? "k samples/s"
+                                                              : "samples/s";
   const PlotPanel panels[] = {
       {"perf", "max-rank perf (ms)", 1, plot_perf},
       {"hbm", "max HBM per rank (GiB)", 1.0 / static_cast<double>(kGiB), plot_hbm},
@@ -167,7 +169,9 @@ std::string render_sweep_svg(const SweepTable& table) {
     const AxisTicks axis = round_ticks(0, y_max > 0 ? y_max : 1, 5);
     const double band = feasible < table.rows.size() ? kPlotInfeasibleBand : 0;
     const double zero_y = bottom - band, data_height = kPlotAreaHeight - band;
-    auto y_of = [&](double raw) { return zero_y - data_height * (raw * panel.scale - axis.low) / (axis.high - axis.low); };
+    auto y_of = [&](double raw) {
+      return zero_y - data_height * (raw * panel.scale - axis.low) / (axis.high - axis.low);
+    };
     svg += fmt::format("<g class=\"panel {}\">\n", panel.css_class);
     if (band > 0)
       svg += fmt::format(
@@ -182,8 +186,8 @@ std::string render_sweep_svg(const SweepTable& table) {
           "<text class=\"y-tick\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"end\">{5}</text>\n",
           kPlotLeft, kPlotLeft + kPlotAreaWidth, y, kPlotLeft - 6, y + 4, tick_label(tick, axis.step));
     }
-    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n", kPlotLeft,
-                       top, kPlotAreaWidth, kPlotAreaHeight);
+    svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" stroke=\"#888\"/>\n",
+                       kPlotLeft, top, kPlotAreaWidth, kPlotAreaHeight);
     // x ticks at the values (at most about 16 labelled, evenly picked).
     const std::size_t label_every = std::max<std::size_t>(1, (x_values.size() + 15) / 16);
     for (std::size_t v = 0; v < x_values.size(); ++v) {

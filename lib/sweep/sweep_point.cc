@@ -3,11 +3,11 @@
 #include <algorithm>
 
 #include "config/canonical_input.h"
-#include "planner_output/plan_json.h"
 #include "planner/memory_basis.h"
 #include "planner/planner.h"
 #include "planner/rank_load.h"
 #include "planner/run.h"
+#include "planner_output/plan_json.h"
 
 namespace shardplan {
 
@@ -77,7 +77,8 @@ SweepPointResult evaluate_sweep_point(const PlanningInput& base, const SweepGrid
   if (max_perf > 0)
     out.throughput_samples_per_s = static_cast<double>(input.model.batch_size) *
                                    static_cast<double>(run.topology.world_size) / (max_perf / 1000.0);
-  if (want_plan_text) out.plan_text = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
+  if (want_plan_text)
+    out.plan_text = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
   return out;
 }
 

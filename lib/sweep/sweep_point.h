@@ -40,8 +40,8 @@ struct SweepPointResult {
   // Samples per second: the global batch (batch_size per rank x world_size) over the
   // max-rank perf; unset when infeasible or the perf is 0.
   std::optional<double> throughput_samples_per_s;
-  int proposals = 0;                // proposals the planner tried
-  std::string plan_text;            // the plan file, when asked for and feasible
+  int proposals = 0;      // proposals the planner tried
+  std::string plan_text;  // the plan file, when asked for and feasible
   // The point's planning time (run_sweep_points sets it); for people only: never in
   // the jsonl/csv rows, which stay byte-identical from run to run.
   std::optional<double> wall_seconds;

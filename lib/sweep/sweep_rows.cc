@@ -15,10 +15,10 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // The figures after the swept values, in row order (CSV columns and JSON keys alike).
-constexpr const char* kResultColumns[] = {"feasible",      "failure",          "failure_stage", "max_rank_perf_ms",
-                                          "max_hbm_bytes", "max_hbm_fraction", "max_ddr_bytes", "max_ddr_fraction",
-                                          "imbalance",     "throughput_samples_per_s", "proposals",
-                                          "plan"};
+constexpr const char* kResultColumns[] = {
+    "feasible",         "failure",       "failure_stage",    "max_rank_perf_ms", "max_hbm_bytes",
+    "max_hbm_fraction", "max_ddr_bytes", "max_ddr_fraction", "imbalance",        "throughput_samples_per_s",
+    "proposals",        "plan"};
 constexpr std::size_t kResultColumnCount = std::size(kResultColumns);
 constexpr std::size_t kLeadingColumns = 3;  // sweep, index, points
 
@@ -77,7 +77,6 @@ std::string csv_cell(const Json& value) {
   for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
   return quoted + "\"";
 }
-
 
 std::optional<double> number_cell(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -158,8 +157,10 @@ std::optional<SweepRowRecord> parse_sweep_row(SweepFormat format, std::string_vi
     const nlohmann::json row = nlohmann::json::parse(
         line,
         [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-          if (event == nlohmann::json::parse_event_t::object_start) open_keys.emplace_back();
-          else if (event == nlohmann::json::parse_event_t::object_end && !open_keys.empty()) open_keys.pop_back();
+          if (event == nlohmann::json::parse_event_t::object_start)
+            open_keys.emplace_back();
+          else if (event == nlohmann::json::parse_event_t::object_end && !open_keys.empty())
+            open_keys.pop_back();
           else if (event == nlohmann::json::parse_event_t::key && !open_keys.empty()) {
             duplicate = duplicate || !open_keys.back().insert(parsed.get<std::string>()).second;
           }

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/units.h"
 #include "common/chart_scale.h"
+#include "common/units.h"
 #include "sweep/sweep_rows.h"
 
 namespace shardplan {
@@ -37,7 +37,6 @@ std::optional<double> value_number_of(const std::string& field, const std::strin
   const auto value = parse_sweep_value(*kind, text, &error);
   return value ? value->number : std::nullopt;
 }
-
 
 std::string optional_text(const std::optional<double>& value, int significant) {
   return value ? short_number(*value, significant) : "";
@@ -186,8 +185,8 @@ SweepTable read_sweep_table(std::string_view text) {
 std::string render_sweep_table(const SweepTable& table, SweepDisplayFormat format) {
   std::vector<std::string> header{"index"};
   header.insert(header.end(), table.fields.begin(), table.fields.end());
-  for (const char* column : {"feasible", "max-rank perf (ms)", "max HBM (GiB)", "HBM of device", "imbalance",
-                             "samples/s", "wall (s)"})
+  for (const char* column :
+       {"feasible", "max-rank perf (ms)", "max HBM (GiB)", "HBM of device", "imbalance", "samples/s", "wall (s)"})
     header.emplace_back(column);
   std::vector<bool> right(header.size(), true);
   for (std::size_t f = 0; f < table.fields.size(); ++f) right[1 + f] = false;
@@ -234,9 +233,9 @@ std::string render_sweep_summary(const SweepTable& table, double elapsed_seconds
     timed_out += r.failure == kSweepTimeoutFailure;
   }
   const std::string timeouts = timed_out ? fmt::format(" ({} timed out)", timed_out) : "";
-  std::string out = fmt::format("sweep: {} point{}, {} feasible, {} infeasible{}, {:.1f} s\n", table.rows.size(),
-                                table.rows.size() == 1 ? "" : "s", feasible, table.rows.size() - feasible, timeouts,
-                                elapsed_seconds);
+  std::string out =
+      fmt::format("sweep: {} point{}, {} feasible, {} infeasible{}, {:.1f} s\n", table.rows.size(),
+                  table.rows.size() == 1 ? "" : "s", feasible, table.rows.size() - feasible, timeouts, elapsed_seconds);
   if (feasible == 0) return out;
   const std::vector<std::string> header{"", "point", "max-rank perf (ms)", "max HBM (GiB)", "samples/s"};
   const std::vector<bool> right{false, false, true, true, true};

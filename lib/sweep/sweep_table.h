@@ -29,7 +29,7 @@ inline constexpr NameTable<SweepDisplayFormat, 2> kSweepDisplayFormatNames{{
 // One point as the table, the summary and the plot show it.
 struct SweepTableRow {
   std::size_t index = 0;
-  std::vector<std::string> values;                  // the swept values' text, in field order
+  std::vector<std::string> values;                   // the swept values' text, in field order
   std::vector<std::optional<double>> value_numbers;  // the values as numbers (sizes in bytes); unset for names
   bool feasible = false;
   std::string failure;

@@ -36,8 +36,8 @@ std::vector<std::string> plan_model_differences(const PlanFile& plan, const Mode
   for (const auto& table : plan.tables)
     if (!tables.count(table.fqn())) differences.push_back(table.fqn() + ": in the plan, not in the model");
   if (world_size && plan.world_size != *world_size)
-    differences.push_back(fmt::format("world size: the plan is for {} ranks, the topology has {}", plan.world_size,
-                                      *world_size));
+    differences.push_back(
+        fmt::format("world size: the plan is for {} ranks, the topology has {}", plan.world_size, *world_size));
   const std::int64_t world = world_size ? *world_size : plan.world_size;
   for (const auto& fqn : model_order) {
     auto it = planned.find(fqn);

@@ -21,6 +21,14 @@
 #include "config/canonical_input.h"
 #include "config/loader.h"
 #include "config/planner_overrides.h"
+#include "planner/advice/table_explanation.h"
+#include "planner/advice/torchrec_failures.h"
+#include "planner/bounds/bottleneck.h"
+#include "planner/enumerator.h"
+#include "planner/memory_basis.h"
+#include "planner/rank_load.h"
+#include "planner/run.h"
+#include "planner/topology.h"
 #include "planner_output/bound_report.h"
 #include "planner_output/explained_memory.h"
 #include "planner_output/explanation_output.h"
@@ -30,14 +38,6 @@
 #include "planner_output/run_summary.h"
 #include "planner_output/stats_json.h"
 #include "planner_output/stats_text.h"
-#include "planner/bounds/bottleneck.h"
-#include "planner/enumerator.h"
-#include "planner/memory_basis.h"
-#include "planner/rank_load.h"
-#include "planner/run.h"
-#include "planner/advice/table_explanation.h"
-#include "planner/topology.h"
-#include "planner/advice/torchrec_failures.h"
 
 namespace py = pybind11;
 
@@ -95,7 +95,8 @@ nlohmann::ordered_json json_from_py(py::handle value) {
     nlohmann::ordered_json out(nlohmann::ordered_json::value_t::object);
     for (auto item : py::reinterpret_borrow<py::dict>(value)) {
       if (!py::isinstance<py::str>(item.first))
-        throw py::type_error("dumps: keys must be strings, found " + std::string(py::str(py::type::of(item.first).attr("__name__"))));
+        throw py::type_error("dumps: keys must be strings, found " +
+                             std::string(py::str(py::type::of(item.first).attr("__name__"))));
       out[item.first.cast<std::string>()] = json_from_py(item.second);
     }
     return out;
@@ -336,7 +337,8 @@ py::object explain(const py::dict& source, const py::dict& options, const std::s
     else
       for (const auto& t : run.result.failure->tables) fqns.push_back(t.fqn);
     std::vector<TableExplanation> explained;
-    for (const auto& fqn : fqns) explained.push_back(explain_table({run.result, run.search_space, run.topology, run.ok()}, input, recorder, fqn));
+    for (const auto& fqn : fqns)
+      explained.push_back(explain_table({run.result, run.search_space, run.topology, run.ok()}, input, recorder, fqn));
     nlohmann::json json = explanations_to_json(explained);
     const bool has_plan = run.ok() && !run.result.plan.empty();
     if (has_plan) {
@@ -346,8 +348,8 @@ py::object explain(const py::dict& source, const py::dict& options, const std::s
       // Memory use on the one basis, as `explain --format json` gives it.
       if (run.result.reservation)
         json["memory"] = explained_memory_json(
-            explained, rank_memory(run.topology, *run.result.reservation,
-                                   rank_loads(run.result.plan, run.topology.world_size)));
+            explained,
+            rank_memory(run.topology, *run.result.reservation, rank_loads(run.result.plan, run.topology.world_size)));
     }
     if (!run.ok()) failed = std::move(run);
     return json;

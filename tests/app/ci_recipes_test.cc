@@ -3,12 +3,12 @@
 // real git repository whose base branch and pull-request branch hold two configs,
 // with the shardplan just built on PATH. Checks the job's exit code (0 pass, 1
 // regression, 2 bad input) and the Markdown that reaches the job summary.
+#include <sys/wait.h>
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <cstdlib>
 #include <regex>
-#include <sys/wait.h>
 
 #include "config/config_test_util.h"
 #include "support/golden.h"
@@ -133,8 +133,8 @@ int run_job(const std::string& dir, const std::vector<std::string>& steps, bool 
   for (std::size_t i = 0; i < scripts.size(); ++i) {
     const std::string file = dir + "step" + std::to_string(i) + ".sh";
     std::ofstream(file) << env << "set -eo pipefail\n" << scripts[i];
-    const std::string command = "cd '" + dir + "work' && bash --noprofile --norc '" + file + "' >>'" + dir +
-                                "job.log' 2>&1";
+    const std::string command =
+        "cd '" + dir + "work' && bash --noprofile --norc '" + file + "' >>'" + dir + "job.log' 2>&1";
     const int code = exit_status(std::system(command.c_str()));
     if (code != 0) return code;
   }
@@ -169,8 +169,7 @@ TEST_CASE("docs/ci.md: the recipes' steps are where the test looks for them", "[
   }
 }
 
-TEST_CASE("docs/ci.md: the GitHub Actions recipe passes, fails a regression and fails bad input",
-          "[app][ci]") {
+TEST_CASE("docs/ci.md: the GitHub Actions recipe passes, fails a regression and fails bad input", "[app][ci]") {
   const auto steps = github_run_steps(ci_yaml_blocks().at(0));
   SECTION("unchanged config: exit 0, a passing summary") {
     const std::string dir = make_repo("ci-gh-same", slurp(kQuickstartConfig));
@@ -216,7 +215,8 @@ TEST_CASE("examples/kubernetes: the image installs the package; the jobs' volume
   // The file name scripts/package-deb.sh writes (CPack's DEB-DEFAULT: name_version_arch.deb).
   CHECK(dockerfile.find("COPY shardplan_*.deb /tmp/\n") != std::string::npos);
   CHECK(dockerfile.find("apt-get install -y --no-install-recommends /tmp/shardplan_*.deb") != std::string::npos);
-  CHECK(std::regex_search(slurp(kSourceDir + "/cmake/packaging.cmake"), std::regex("CPACK_DEBIAN_FILE_NAME DEB-DEFAULT")));
+  CHECK(std::regex_search(slurp(kSourceDir + "/cmake/packaging.cmake"),
+                          std::regex("CPACK_DEBIAN_FILE_NAME DEB-DEFAULT")));
   const std::string pvc = slurp(dir + "results-pvc.yaml");
   CHECK(pvc.find("kind: PersistentVolumeClaim\n") != std::string::npos);
   CHECK(pvc.find("  name: shardplan-sweep-results\n") != std::string::npos);

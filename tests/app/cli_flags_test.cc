@@ -30,7 +30,8 @@ TEST_CASE("cli: a misspelled flag name gets the closest flag of its command", "[
   RunResult with_value = run_shardplan("enumerate --config " + kQuickstartConfig + " --fromat=text");
   CHECK(with_value.err == "error: --fromat: unknown flag of 'shardplan enumerate', did you mean '--format'?\n");
   RunResult far = run_shardplan("validate --zzzzzz " + kQuickstartConfig);
-  CHECK(far.err == "error: --zzzzzz: unknown flag of 'shardplan validate'; run 'shardplan validate --help' for its flags\n");
+  CHECK(far.err ==
+        "error: --zzzzzz: unknown flag of 'shardplan validate'; run 'shardplan validate --help' for its flags\n");
   RunResult top = run_shardplan("-q");
   CHECK(top.exit_code == 2);
   CHECK(top.err == "error: -q: unknown flag of 'shardplan'; run 'shardplan --help' for its flags\n");
@@ -79,21 +80,24 @@ TEST_CASE("cli: enumerate offers only the flags it uses", "[app][cli]") {
   for (const char* flag : {"--batch-size", "--world-size", "--hbm-cap", "--format"}) CHECK(mentions(enumerate, flag));
   RunResult refused = run_shardplan("enumerate --config " + kQuickstartConfig + " --partitioner greedy");
   CHECK(refused.exit_code == 2);
-  CHECK(refused.err == "error: --partitioner: unknown flag of 'shardplan enumerate'; run 'shardplan enumerate --help' for its flags\n");
+  CHECK(
+      refused.err ==
+      "error: --partitioner: unknown flag of 'shardplan enumerate'; run 'shardplan enumerate --help' for its flags\n");
 }
 
 TEST_CASE("cli: numbers are checked in the project's words", "[app][cli]") {
   RunResult word = run_shardplan("plan --config " + kQuickstartConfig + " --reservation-percentage abc");
   CHECK(word.exit_code == 2);
-  CHECK(word.err == "error: --reservation-percentage: expected a finite ratio such as 5% or 0.05, found 'abc'\n" +
-                        kUsageHint);
+  CHECK(word.err ==
+        "error: --reservation-percentage: expected a finite ratio such as 5% or 0.05, found 'abc'\n" + kUsageHint);
   RunResult fraction = run_shardplan("plan --config " + kQuickstartConfig + " --batch-size 1.5");
   CHECK(fraction.exit_code == 2);
   CHECK(fraction.err == "error: --batch-size: expected an integer, found '1.5'\n" + kUsageHint);
   RunResult threshold = run_shardplan("plan --config " + kQuickstartConfig + " --greedy-threshold x");
   CHECK(threshold.err == "error: --greedy-threshold: expected an integer, found 'x'\n" + kUsageHint);
   // Still accepted: the forms that were right before.
-  CHECK(run_shardplan("plan --config " + kQuickstartConfig + " --reservation-percentage 0.2 --batch-size 64 --stats none -o /dev/null")
+  CHECK(run_shardplan("plan --config " + kQuickstartConfig +
+                      " --reservation-percentage 0.2 --batch-size 64 --stats none -o /dev/null")
             .exit_code == 0);
 }
 
@@ -126,8 +130,9 @@ TEST_CASE("cli: completion scripts list every command and each command's own fla
   // Complete as bash would, in a child bash: COMP_WORDS are the words typed so far.
   auto complete = [&script](const std::string& words, int current) {
     const std::string out = scratch_prefix() + "completion.out";
-    const std::string command = "bash -c 'source " + script + "; COMP_WORDS=(" + words + "); COMP_CWORD=" +
-                                std::to_string(current) + "; _shardplan; echo \"${COMPREPLY[*]}\"' >" + out + " 2>&1";
+    const std::string command = "bash -c 'source " + script + "; COMP_WORDS=(" + words +
+                                "); COMP_CWORD=" + std::to_string(current) +
+                                "; _shardplan; echo \"${COMPREPLY[*]}\"' >" + out + " 2>&1";
     REQUIRE(std::system(command.c_str()) == 0);
     return slurp(out);
   };

@@ -1,10 +1,10 @@
 // Runs the real shardplan binary: exit codes, stdout and stderr of validate,
 // --help and --version.
+#include <sys/wait.h>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <sys/wait.h>
 
 #include "config/config_test_util.h"
 #include "support/run_binary.h"
@@ -16,7 +16,6 @@ using shardplan::testing::kSourceDir;
 
 Result run(const std::string& args) { return shardplan::testing::run_shardplan(args); }
 
-
 }  // namespace
 
 TEST_CASE("validate: valid files print ok with their kind and exit 0", "[config][app]") {
@@ -24,7 +23,8 @@ TEST_CASE("validate: valid files print ok with their kind and exit 0", "[config]
                  "/configs/planner-default.yaml " + kSourceDir + "/configs/quickstart.json");
   CHECK(r.exit_code == 0);
   CHECK(r.out == kSourceDir + "/configs/topology-1x8-80g.yaml: ok (topology)\n" + kSourceDir +
-                     "/configs/planner-default.yaml: ok (planner)\n" + kSourceDir + "/configs/quickstart.json: ok (case)\n");
+                     "/configs/planner-default.yaml: ok (planner)\n" + kSourceDir +
+                     "/configs/quickstart.json: ok (case)\n");
   CHECK(r.err.empty());
 }
 
@@ -34,8 +34,8 @@ TEST_CASE("validate: every problem of every file on stderr, exit 2", "[config][a
   Result r = run("validate " + bad + " " + good + " /nonexistent.yaml");
   CHECK(r.exit_code == 2);
   CHECK(r.out == good + ": ok (topology)\n");
-  CHECK(r.err == "error: " + bad + ":1:13: world_size: expected a positive integer, found 0\n" +
-                     "error: " + bad + ":2:10: hbm_cap: expected a size such as 4096 or \"80 GiB\", found 'lots'\n" +
+  CHECK(r.err == "error: " + bad + ":1:13: world_size: expected a positive integer, found 0\n" + "error: " + bad +
+                     ":2:10: hbm_cap: expected a size such as 4096 or \"80 GiB\", found 'lots'\n" +
                      "error: /nonexistent.yaml: cannot open the file (missing or not readable)\n");
 }
 

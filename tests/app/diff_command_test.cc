@@ -1,15 +1,15 @@
 // `shardplan diff` and `shardplan show` through the real binary: exit codes of the
 // gate (tolerance, --fail-on), the provenance line, the three formats, positioned
 // errors for files that are not plans. docs/ci.md's recipes: ci_recipes_test.cc.
-#include <catch2/catch.hpp>
-#include <filesystem>
-#include <nlohmann/json.hpp>
+#include <sys/wait.h>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <regex>
-#include <sys/wait.h>
 
 #include "config/config_test_util.h"
 #include "support/golden.h"
@@ -56,7 +56,8 @@ TEST_CASE("diff: a max-rank perf regression exits 1 unless within --tolerance", 
   // A larger batch makes every lookup dearer: the same tables, slower ranks.
   const std::string base = plan_to("diff-base.json", "");
   const std::string slow = plan_to("diff-slow.json", "--batch-size 4096");
-  const double old_perf = plan_json(base)["summary"]["max_rank_perf"], new_perf = plan_json(slow)["summary"]["max_rank_perf"];
+  const double old_perf = plan_json(base)["summary"]["max_rank_perf"],
+               new_perf = plan_json(slow)["summary"]["max_rank_perf"];
   REQUIRE(new_perf > old_perf);
   const double rise = new_perf / old_perf - 1;
 
@@ -95,8 +96,8 @@ TEST_CASE("diff: --fail-on conditions", "[app][diff]") {
     type_changes += table["sharding_type"] != old_plan["plan"]["sparse.ebc"][name]["sharding_type"];
   RunResult lenient = run_shardplan("diff " + base + " " + uniform + " --tolerance 10000% --format json");
   REQUIRE(lenient.exit_code == 0);
-  RunResult strict =
-      run_shardplan("diff " + base + " " + uniform + " --tolerance 10000% --fail-on sharding-type-change --format json");
+  RunResult strict = run_shardplan("diff " + base + " " + uniform +
+                                   " --tolerance 10000% --fail-on sharding-type-change --format json");
   CHECK(strict.exit_code == (type_changes > 0 ? 1 : 0));
   auto doc = nlohmann::json::parse(strict.out);
   int flagged = 0;
@@ -109,17 +110,21 @@ TEST_CASE("diff: --fail-on conditions", "[app][diff]") {
   for (const auto& m : old_plan["memory"]["per_rank"])
     peak = std::max(peak, m["hbm_used"].get<double>() / m["hbm_usable"].get<double>());
   REQUIRE(peak > 0);
-  CHECK(run_shardplan("diff " + base + " " + base + " --fail-on hbm-over=" + std::to_string(peak * 0.9)).exit_code == 1);
-  CHECK(run_shardplan("diff " + base + " " + base + " --fail-on hbm-over=" + std::to_string(peak * 1.1)).exit_code == 0);
+  CHECK(run_shardplan("diff " + base + " " + base + " --fail-on hbm-over=" + std::to_string(peak * 0.9)).exit_code ==
+        1);
+  CHECK(run_shardplan("diff " + base + " " + base + " --fail-on hbm-over=" + std::to_string(peak * 1.1)).exit_code ==
+        0);
   CHECK(run_shardplan("diff " + base + " " + base + " --fail-on kernel-change,ranks-change --fail-on tables-change")
             .exit_code == 0);
 
   RunResult typo = run_shardplan("diff " + base + " " + base + " --fail-on sharding-typ-change");
   CHECK(typo.exit_code == 2);
-  CHECK(typo.err == "error: --fail-on: unknown condition 'sharding-typ-change', did you mean 'sharding-type-change'?\n");
+  CHECK(typo.err ==
+        "error: --fail-on: unknown condition 'sharding-typ-change', did you mean 'sharding-type-change'?\n");
   RunResult no_value = run_shardplan("diff " + base + " " + base + " --fail-on hbm-over");
   CHECK(no_value.exit_code == 2);
-  CHECK(no_value.err == "error: --fail-on: condition 'hbm-over' needs a ratio, e.g. 'hbm-over=90%', found 'hbm-over'\n");
+  CHECK(no_value.err ==
+        "error: --fail-on: condition 'hbm-over' needs a ratio, e.g. 'hbm-over=90%', found 'hbm-over'\n");
 }
 
 TEST_CASE("diff: the inputs hash tells a tool upgrade from an input change", "[app][diff]") {

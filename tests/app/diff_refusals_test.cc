@@ -45,7 +45,8 @@ TEST_CASE("refusals: sizes on the command line need a unit", "[app][refusals]") 
             "error: --hbm-cap: a size needs a unit, found '80': did you mean '80GiB'?"},
            {"explain --config " + kQuickstartConfig + " --table t_query --ddr-cap 64",
             "error: --ddr-cap: a size needs a unit, found '64': did you mean '64GiB'?"},
-           {"plan --config " + kQuickstartConfig + " --hbm-cap inf", "error: --hbm-cap: expected a size such as '80 GiB', found 'inf'\n"},
+           {"plan --config " + kQuickstartConfig + " --hbm-cap inf",
+            "error: --hbm-cap: expected a size such as '80 GiB', found 'inf'\n"},
            {"plan --config " + kQuickstartConfig + " --hbm-cap=-5GiB",
             "error: --hbm-cap: expected a size of 0 or more such as '80 GiB', found '-5GiB'\n"},
            {"sweep --config " + kQuickstartConfig + " --set ddr_cap=nan",
@@ -126,7 +127,8 @@ TEST_CASE("refusals: ratios are 5% or 0.05, never a bare number above 1, never i
   CHECK(nlohmann::json::parse(slurp(percent))["shardplan"]["inputs"]["planner"]["storage_reservation"]["percentage"] ==
         0.2);
   // sweep: 5% and 0.05 are the same point.
-  const RunResult swept_percent = run_shardplan("sweep --config " + kQuickstartConfig + " --set reservation_percentage=5%");
+  const RunResult swept_percent =
+      run_shardplan("sweep --config " + kQuickstartConfig + " --set reservation_percentage=5%");
   const RunResult swept_fraction =
       run_shardplan("sweep --config " + kQuickstartConfig + " --set reservation_percentage=0.05");
   REQUIRE(swept_percent.exit_code == 0);
@@ -216,7 +218,7 @@ TEST_CASE("diff --detailed-exitcode: 0 no change, 5 changed but not worse, 1 wor
   const std::string slow = refusal_plan("diff-x-slow.json", "--batch-size 4096");
   CHECK(run_shardplan("diff " + a + " " + same + " --detailed-exitcode").exit_code == 0);
   CHECK(run_shardplan("diff " + slow + " " + a + " --detailed-exitcode").exit_code == 5);  // faster: changed, not worse
-  CHECK(run_shardplan("diff " + slow + " " + a).exit_code == 0);                          // without the flag
+  CHECK(run_shardplan("diff " + slow + " " + a).exit_code == 0);                           // without the flag
   CHECK(run_shardplan("diff " + a + " " + slow + " --detailed-exitcode").exit_code == 1);
   CHECK(run_shardplan("diff " + a + " " + scratch_prefix() + "no-such.json --detailed-exitcode").exit_code == 2);
   const auto j = nlohmann::json::parse(run_shardplan("diff " + slow + " " + a + " --format json").out);

@@ -6,9 +6,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <regex>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "config/config_test_util.h"
 #include "planner/advice/table_explanation.h"
@@ -18,7 +18,6 @@
 
 namespace shardplan::testing {
 namespace {
-
 
 nlohmann::json explain_json(const std::string& args) {
   RunResult r = run_shardplan("explain " + args + " --format json");
@@ -54,7 +53,8 @@ TEST_CASE("explain: the winner is the plan file's placement, for every table", "
       CHECK(table["chosen"]["ranks"] == placed["ranks"]);
       CHECK(doc["plan_rating"] == plan["summary"]["perf_rating"]);
       // Where the bottleneck is: the plan's most loaded rank, at the plan's rating.
-      CHECK(doc["bottleneck"]["perf"].get<double>() == Approx(plan["summary"]["perf_rating"].get<double>()).epsilon(1e-12));
+      CHECK(doc["bottleneck"]["perf"].get<double>() ==
+            Approx(plan["summary"]["perf_rating"].get<double>()).epsilon(1e-12));
       CHECK(doc["lower_bound"] == plan["summary"]["lower_bound"]);
       int chosen = 0;
       for (const auto& o : table["options"]) {
@@ -81,10 +81,13 @@ TEST_CASE("explain: the text names the bottleneck rank and the lower bound", "[a
   REQUIRE(stats.exit_code == 0);
   const nlohmann::json report = nlohmann::json::parse(stats.err);
   const std::vector<std::string> lines = split_lines(text.out);
-  auto at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("bottleneck: ", 0) == 0; });
+  auto at =
+      std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.rfind("bottleneck: ", 0) == 0; });
   REQUIRE(at != lines.end());
   std::smatch m;
-  REQUIRE(std::regex_match(*at, m, std::regex(R"(bottleneck: rank (\d+) at ([\d.]+) ms \(mean ([\d.]+) ms, (\d+) tables\); heaviest tables:)")));
+  REQUIRE(std::regex_match(
+      *at, m,
+      std::regex(R"(bottleneck: rank (\d+) at ([\d.]+) ms \(mean ([\d.]+) ms, (\d+) tables\); heaviest tables:)")));
   CHECK(std::stoi(m[1]) == report["perf"]["max_total"]["ranks"][0].get<int>());
   CHECK(std::stod(m[2]) == Approx(report["perf"]["max_total"]["value"].get<double>()).margin(0.0005));
   CHECK(std::stod(m[3]) == Approx(report["perf"]["mean_total"].get<double>()).margin(0.0005));
@@ -92,7 +95,8 @@ TEST_CASE("explain: the text names the bottleneck rank and the lower bound", "[a
   for (auto it = at + 1; it != lines.end() && it->rfind("  ", 0) == 0; ++it) ++heaviest;
   CHECK(heaviest == std::stoi(m[4]));  // quickstart's ranks hold fewer than 5 tables each
   REQUIRE(at + heaviest + 1 != lines.end());
-  REQUIRE(std::regex_match(at[heaviest + 1], m, std::regex(R"(lower bound ([\d.]+) ms \((\w+)\), plan ([\d.]+) ms, gap .*)")));
+  REQUIRE(std::regex_match(at[heaviest + 1], m,
+                           std::regex(R"(lower bound ([\d.]+) ms \((\w+)\), plan ([\d.]+) ms, gap .*)")));
   CHECK(std::stod(m[1]) == Approx(report["lower_bound"]["value"].get<double>()).margin(0.0005));
   CHECK(m[2] == report["lower_bound"]["binding"].get<std::string>());
 }
@@ -169,9 +173,11 @@ TEST_CASE("explain: an infeasible model whose tables each fit says to name one",
     tables += "        - {name: t" + std::to_string(i) + ", num_embeddings: 4000000, embedding_dim: 256}\n";
     constraints += "    t" + std::to_string(i) + ": {compute_kernels: [fused]}\n";
   }
-  const std::string config = write_scratch("explain_short.yaml", "model:\n  name: short\n  modules:\n    - path: ebc\n"
-                                                                  "      tables:\n" + tables + "  constraints:\n" +
-                                                                  constraints + "topology: {world_size: 2, hbm_cap: 16 GiB}\n");
+  const std::string config =
+      write_scratch("explain_short.yaml",
+                    "model:\n  name: short\n  modules:\n    - path: ebc\n"
+                    "      tables:\n" +
+                        tables + "  constraints:\n" + constraints + "topology: {world_size: 2, hbm_cap: 16 GiB}\n");
   RunResult r = run_shardplan("explain --config " + config);
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());

@@ -78,8 +78,9 @@ std::pair<std::string, std::string> table_of_type(const nlohmann::json& plan, co
 
 TEST_CASE("hostile: JSON the positioned readers refused is read everywhere", "[hostile]") {
   // A surrogate pair (Python's json.dumps of U+1F600) as a feature name of an a2a input.
-  write_scratch("emoji.json",
-                R"({"splits": [1], "inputs": [{"rank": 0, "keys": ["\ud83d\ude00"], "lengths": [[1]], "values": [7]}]})");
+  write_scratch(
+      "emoji.json",
+      R"({"splits": [1], "inputs": [{"rank": 0, "keys": ["\ud83d\ude00"], "lengths": [[1]], "values": [7]}]})");
   auto run = run_in_scratch("a2a --input emoji.json -o emoji-out.json");
   CHECK(run.exit_code == 0);
   const std::string out = slurp(scratch_prefix() + "emoji-out.json");
@@ -101,15 +102,17 @@ TEST_CASE("hostile: JSON the positioned readers refused is read everywhere", "[h
 
 TEST_CASE("hostile: the a2a fast path takes nothing the positioned reader refuses", "[hostile]") {
   // Invalid UTF-8 in a value string: refused at its position, not written back raw.
-  write_scratch("bad-utf8.json", "{\"splits\": [1], \"inputs\": [{\"rank\": 0, \"keys\": [\"a\"], \"lengths\": [[1]], "
-                                 "\"values\": [\"x\xff\"]}]}");
+  write_scratch("bad-utf8.json",
+                "{\"splits\": [1], \"inputs\": [{\"rank\": 0, \"keys\": [\"a\"], \"lengths\": [[1]], "
+                "\"values\": [\"x\xff\"]}]}");
   auto run = run_in_scratch("a2a --input bad-utf8.json");
   CHECK(run.exit_code == 2);
   CHECK(first_error(run).rfind("error: bad-utf8.json:1:", 0) == 0);
   CHECK(contains(first_error(run), "UTF-8"));
   // An infinite weight.
-  write_scratch("inf-weight.json", "{\"splits\": [1], \"inputs\": [{\"rank\": 0, \"keys\": [\"a\"], \"lengths\": [[1]], "
-                                   "\"values\": [1], \"weights\": [1e999]}]}");
+  write_scratch("inf-weight.json",
+                "{\"splits\": [1], \"inputs\": [{\"rank\": 0, \"keys\": [\"a\"], \"lengths\": [[1]], "
+                "\"values\": [1], \"weights\": [1e999]}]}");
   run = run_in_scratch("a2a --input inf-weight.json");
   CHECK(run.exit_code == 2);
   CHECK(first_error(run).rfind("error: inf-weight.json:1:", 0) == 0);
@@ -124,8 +127,9 @@ TEST_CASE("hostile: every reader refuses a file past 64 MiB before reading it", 
     std::filesystem::resize_file(path, (std::uintmax_t{64} << 20) + 1);  // sparse
     auto run = run_in_scratch(command + " huge-input.json");
     CHECK(run.exit_code == 2);
-    CHECK(first_error(run) == "error: huge-input.json: the file has 67108865 bytes; expected at most 67108864 "
-                              "(shardplan's limit)");
+    CHECK(first_error(run) ==
+          "error: huge-input.json: the file has 67108865 bytes; expected at most 67108864 "
+          "(shardplan's limit)");
   }
 }
 
@@ -140,8 +144,8 @@ TEST_CASE("hostile: a2a --plan bounds the world size and checks the plan against
     auto run = a2a_plan("plan-world.json", big.dump(2));
     CHECK(run.exit_code == 2);
     CHECK(contains(first_error(run), "plan-world.json:"));
-    CHECK(contains(first_error(run), "topology.world_size: expected at most 2048 (shardplan's limit), found " +
-                                         std::to_string(world)));
+    CHECK(contains(first_error(run),
+                   "topology.world_size: expected at most 2048 (shardplan's limit), found " + std::to_string(world)));
   }
 
   // A duplicate key is an error at the second, not "the first one wins".
@@ -195,7 +199,8 @@ TEST_CASE("hostile: show and diff refuse a table listed twice", "[hostile]") {
   twice["plan"][module]["x." + table] = entry;
   twice["plan"][module + ".x"][table] = entry;
   write_scratch("plan-twice.json", twice.dump(2));
-  for (const std::string& command : {std::string("show plan-twice.json"), std::string("diff plan-twice.json plan-twice.json")}) {
+  for (const std::string& command :
+       {std::string("show plan-twice.json"), std::string("diff plan-twice.json plan-twice.json")}) {
     INFO(command);
     auto run = run_in_scratch(command);
     CHECK(run.exit_code == 2);
@@ -235,7 +240,9 @@ TEST_CASE("hostile: '-' is stdin for a2a, pipeline, propagate, show and diff", "
     CHECK(from_stdin.exit_code == 0);
     CHECK(!from_file.out.empty());
     // diff's first line names its inputs ("diff OLD -> NEW"): NEW is <stdin> there.
-    auto body = [&](const std::string& out) { return c.with_stdin.rfind("diff", 0) == 0 ? out.substr(out.find('\n')) : out; };
+    auto body = [&](const std::string& out) {
+      return c.with_stdin.rfind("diff", 0) == 0 ? out.substr(out.find('\n')) : out;
+    };
     CHECK(body(from_stdin.out) == body(from_file.out));
   }
   // An MLIR module on stdin whose comments run past the first 256 bytes is still MLIR.
@@ -246,7 +253,8 @@ TEST_CASE("hostile: '-' is stdin for a2a, pipeline, propagate, show and diff", "
   CHECK(from_stdin.exit_code == 0);
   CHECK(from_stdin.out == from_file.out);
   // sweep takes a case on stdin: the same rows (and the same sweep id: the same bytes).
-  auto sweep_file = shardplan::testing::run_shardplan("sweep --config " + kQuickstartConfig + " --set world_size=1,2 --no-summary");
+  auto sweep_file =
+      shardplan::testing::run_shardplan("sweep --config " + kQuickstartConfig + " --set world_size=1,2 --no-summary");
   auto sweep_stdin = shardplan::testing::run_shardplan_with_stdin("sweep --config - --set world_size=1,2 --no-summary",
                                                                   kQuickstartConfig);
   CHECK(sweep_stdin.exit_code == 0);
@@ -263,7 +271,8 @@ TEST_CASE("hostile: a failed run removes an earlier output at -o", "[hostile]") 
   write_scratch("not-an-input.json", "{\"nothing\": 1}");
   const std::string out = scratch_prefix() + "stale-out.txt";
   for (const std::string& command :
-       {std::string("a2a --input not-an-input.json"), std::string("a2a --plan not-an-input.json --config ") + scratch_inputs(),
+       {std::string("a2a --input not-an-input.json"),
+        std::string("a2a --plan not-an-input.json --config ") + scratch_inputs(),
         std::string("pipeline --input not-an-input.json"), std::string("propagate --input not-an-input.json"),
         std::string("show not-an-input.json"), std::string("diff not-an-input.json not-an-input.json")}) {
     INFO(command);
@@ -273,10 +282,11 @@ TEST_CASE("hostile: a failed run removes an earlier output at -o", "[hostile]") 
     CHECK_FALSE(std::filesystem::exists(out));
   }
   // The planner's commands and sweep alike (sweep --resume keeps the rows it continues).
-  for (const std::string& command :
-       {std::string("enumerate --config not-an-input.json"), std::string("explain --config not-an-input.json --table t"),
-        std::string("explain --config ") + scratch_inputs() + " --table no_such_table",
-        std::string("sweep --config not-an-input.json --set world_size=1"), std::string("sweep merge not-an-input.json")}) {
+  for (const std::string& command : {std::string("enumerate --config not-an-input.json"),
+                                     std::string("explain --config not-an-input.json --table t"),
+                                     std::string("explain --config ") + scratch_inputs() + " --table no_such_table",
+                                     std::string("sweep --config not-an-input.json --set world_size=1"),
+                                     std::string("sweep merge not-an-input.json")}) {
     INFO(command);
     write_scratch("stale-out.txt", "an earlier run's output\n");
     auto run = run_in_scratch(command + " -o " + out);
@@ -296,7 +306,8 @@ TEST_CASE("hostile: pipeline bounds layer times, so sums of them stay finite", "
   auto run = run_in_scratch("pipeline --input huge-time.json");
   CHECK(run.exit_code == 2);
   CHECK(first_error(run) ==
-        "error: huge-time.json:1:48: layers[0].fwd_ms_per_sample: expected at most 1e12 (shardplan's limit), found 1e308");
+        "error: huge-time.json:1:48: layers[0].fwd_ms_per_sample: expected at most 1e12 (shardplan's limit), found "
+        "1e308");
 }
 
 TEST_CASE("hostile: sweep writes devices in place and refuses a second writer", "[hostile]") {

@@ -4,9 +4,9 @@
 // EmbeddingStats (--stats json hbm_ratio), whose basis it is. Plans the examples.
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <fmt/format.h>
 #include <regex>
 
 #include "config/config_test_util.h"
@@ -39,7 +39,8 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
   return "";
 }
 
-TEST_CASE("memory basis: summary, plan file, show, diff, explain, report, sweep and stats agree per rank", "[app][memory-basis]") {
+TEST_CASE("memory basis: summary, plan file, show, diff, explain, report, sweep and stats agree per rank",
+          "[app][memory-basis]") {
   for (const BasisCase& c : basis_cases()) {
     INFO(c.name);
     const std::string path = scratch_prefix() + "basis-" + c.name + ".json";
@@ -66,16 +67,16 @@ TEST_CASE("memory basis: summary, plan file, show, diff, explain, report, sweep 
     CHECK(m["hbm_used"].get<std::int64_t>() == plan["per_rank"][peak_rank]["hbm"].get<std::int64_t>() + usable -
                                                    plan["reserved"][peak_rank]["hbm"].get<std::int64_t>());
 
-    const std::string expected =
-        fmt::format("HBM     max {:.2f} GiB on rank {} of {:.2f} GiB usable ({:.1f}%)",
-                    m["hbm_used"].get<double>() / (1 << 30), peak_rank, m["hbm_usable"].get<double>() / (1 << 30),
-                    peak * 100);
+    const std::string expected = fmt::format("HBM     max {:.2f} GiB on rank {} of {:.2f} GiB usable ({:.1f}%)",
+                                             m["hbm_used"].get<double>() / (1 << 30), peak_rank,
+                                             m["hbm_usable"].get<double>() / (1 << 30), peak * 100);
     // plan's summary (stderr) and show print the same line.
     CHECK(line_starting(planned.err, "HBM ") == expected);
     const RunResult shown = run_shardplan("show " + path);
     REQUIRE(shown.exit_code == 0);
     CHECK(line_starting(shown.out, "HBM ") == expected);
-    CHECK(shown.out.find("memory  used = shards + dense/KJT reservation, usable = device less reservation percentage\n") !=
+    CHECK(shown.out.find(
+              "memory  used = shards + dense/KJT reservation, usable = device less reservation percentage\n") !=
           std::string::npos);
 
     // diff: the fullest rank of NEW, in JSON and in text.
@@ -148,15 +149,16 @@ TEST_CASE("memory basis: summary, plan file, show, diff, explain, report, sweep 
       const std::size_t r = explained_ranks[i];
       const auto& per_rank = e["memory"]["ranks"][i];
       CHECK(per_rank["rank"] == r);
-      for (const char* key : {"hbm_used", "hbm_usable", "ddr_used", "ddr_usable"}) CHECK(per_rank[key] == memory[r][key]);
+      for (const char* key : {"hbm_used", "hbm_usable", "ddr_used", "ddr_usable"})
+        CHECK(per_rank[key] == memory[r][key]);
       // The text's line of that rank (the first 8 are listed): GiB used/usable and the fraction.
       if (i >= 8) continue;
       const auto gib = [&](const char* key) { return memory[r][key].get<double>() / (1 << 30); };
       const auto use = [&](const char* used, const char* usable) {
         const double capacity = memory[r][usable].get<double>();
-        return fmt::format("{:.2f}/{:.2f} ({})", gib(used), gib(usable),
-                           capacity > 0 ? fmt::format("{:.1f}%", 100 * memory[r][used].get<double>() / capacity)
-                                        : std::string("n/a"));
+        return fmt::format(
+            "{:.2f}/{:.2f} ({})", gib(used), gib(usable),
+            capacity > 0 ? fmt::format("{:.1f}%", 100 * memory[r][used].get<double>() / capacity) : std::string("n/a"));
       };
       const std::string rank_line = line_starting(explained_text.out, fmt::format("  rank {:<4}  HBM ", r));
       CHECK(rank_line.find(use("hbm_used", "hbm_usable")) != std::string::npos);

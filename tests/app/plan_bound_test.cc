@@ -12,7 +12,6 @@
 namespace shardplan::testing {
 namespace {
 
-
 TEST_CASE("plan: every reference plan reports a lower bound at or below its rating", "[app][plan][bound]") {
   int checked = 0;
   for (const auto& c : golden_cases()) {
@@ -54,7 +53,8 @@ TEST_CASE("plan schema: summary.lower_bound is checked, its names are the name t
   CHECK(lower.at("properties").at("binding").at("enum").get<std::vector<std::string>>() == names);
 
   const std::string out = scratch_prefix() + "bound_plan.json";
-  REQUIRE(run_shardplan("plan --config " + kSourceDir + "/configs/quickstart.json --stats none -o " + out).exit_code == 0);
+  REQUIRE(run_shardplan("plan --config " + kSourceDir + "/configs/quickstart.json --stats none -o " + out).exit_code ==
+          0);
   nlohmann::json plan = nlohmann::json::parse(slurp(out));
   CHECK(schema_errors(schema, plan).empty());
   plan["summary"]["lower_bound"]["binding"] = "guesswork";

@@ -13,7 +13,6 @@
 namespace shardplan::testing {
 namespace {
 
-
 std::vector<std::string> schema_problems(const std::string& schema, const nlohmann::json& doc) {
   return schema_errors(load_schema(schema), doc);
 }
@@ -201,7 +200,8 @@ TEST_CASE("enumerate: JSON output validates and equals torchrec's options", "[ap
   CHECK(doc["num_options"].get<std::size_t>() == doc["options"].size());
 
   auto cases = golden_cases();
-  auto it = std::find_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.name == "small-mixed-dtypes-ws4"; });
+  auto it =
+      std::find_if(cases.begin(), cases.end(), [](const GoldenCase& c) { return c.name == "small-mixed-dtypes-ws4"; });
   if (it == cases.end()) return;
   nlohmann::json golden = load_golden(*it);
   RunResult e = run_shardplan("enumerate --config " + it->case_path);

@@ -14,7 +14,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-TEST_CASE("plan: the plan file records the tool version and a hash of the normalised inputs", "[app][plan][provenance]") {
+TEST_CASE("plan: the plan file records the tool version and a hash of the normalised inputs",
+          "[app][plan][provenance]") {
   RunResult version = run_shardplan("--version");
   REQUIRE(version.exit_code == 0);
   RunResult a = run_shardplan("plan --config " + kQuickstartConfig + " --stats none");
@@ -43,8 +44,10 @@ TEST_CASE("plan: the plan file records the tool version and a hash of the normal
   CHECK(schema_errors(schema, bad).size() == 2);
 }
 
-TEST_CASE("plan --stats json: stderr is one JSON document, with the failure kind when the run fails", "[app][plan][stats]") {
-  RunResult infeasible = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats json");
+TEST_CASE("plan --stats json: stderr is one JSON document, with the failure kind when the run fails",
+          "[app][plan][stats]") {
+  RunResult infeasible =
+      run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats json");
   CHECK(infeasible.exit_code == 1);
   nlohmann::json report;
   REQUIRE_NOTHROW(report = nlohmann::json::parse(infeasible.err));
@@ -74,7 +77,8 @@ TEST_CASE("plan: a failed run removes an earlier plan at -o FILE", "[app][plan][
     REQUIRE(fs::exists(out));
   };
   plant_old_plan();
-  RunResult infeasible = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats none -o " + out);
+  RunResult infeasible =
+      run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats none -o " + out);
   CHECK(infeasible.exit_code == 1);
   CHECK_FALSE(fs::exists(out));
 
@@ -109,7 +113,8 @@ TEST_CASE("plan: --hbm-cap / --ddr-cap on a topology with per-rank caps is an er
         "edit custom.hbm_cap or drop it\n");
   CHECK(r.out.empty());
   // DDR is not per rank in this topology: --ddr-cap applies.
-  RunResult ddr = run_shardplan("plan --model " + model + " --topology " + topology + " --ddr-cap '256 GiB' --stats none");
+  RunResult ddr =
+      run_shardplan("plan --model " + model + " --topology " + topology + " --ddr-cap '256 GiB' --stats none");
   CHECK(ddr.exit_code != 2);
 }
 

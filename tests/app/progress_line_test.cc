@@ -31,7 +31,8 @@ std::string slow_case() {
     tables.push_back({{"name", "t" + std::to_string(t)}, {"num_embeddings", rows}, {"embedding_dim", dim}});
   }
   nlohmann::json c = {
-      {"model", {{"name", "progress"}, {"modules", {{{"path", "ebc"}, {"kind", "embedding_bag"}, {"tables", tables}}}}}},
+      {"model",
+       {{"name", "progress"}, {"modules", {{{"path", "ebc"}, {"kind", "embedding_bag"}, {"tables", tables}}}}}},
       {"topology", {{"world_size", 8}, {"local_world_size", 8}, {"compute_device", "cuda"}, {"hbm_cap", "80 GiB"}}},
       {"planner", nlohmann::json::object()}};
   return write_scratch("progress-slow.json", c.dump());
@@ -57,9 +58,12 @@ std::pair<std::string, int> run_on_terminal(const std::vector<std::string>& args
   char buffer[4096];
   for (;;) {
     const ssize_t n = ::read(master, buffer, sizeof buffer);
-    if (n > 0) received.append(buffer, static_cast<std::size_t>(n));
-    else if (n < 0 && errno == EINTR) continue;
-    else break;  // EIO once the child closed the terminal
+    if (n > 0)
+      received.append(buffer, static_cast<std::size_t>(n));
+    else if (n < 0 && errno == EINTR)
+      continue;
+    else
+      break;  // EIO once the child closed the terminal
   }
   ::close(master);
   int status = 0;
@@ -96,7 +100,8 @@ TEST_CASE("a slow plan on a terminal draws a progress line and erases it before 
 }
 
 TEST_CASE("JSON statistics (--stats json) on a terminal get no progress line: the output stays JSON", "[progress]") {
-  const auto [terminal, code] = run_on_terminal({"plan", "--config", slow_case(), "--stats", "json", "-o", "/dev/null"}, true);
+  const auto [terminal, code] =
+      run_on_terminal({"plan", "--config", slow_case(), "--stats", "json", "-o", "/dev/null"}, true);
   REQUIRE(code == 0);
   CHECK(terminal.find('\r') == terminal.find("\r\n"));  // only the terminal's own line ends
   CHECK(terminal.find("\x1b") == std::string::npos);
@@ -106,8 +111,9 @@ TEST_CASE("JSON statistics (--stats json) on a terminal get no progress line: th
 }
 
 TEST_CASE("a plan under a second draws no progress line, even on a terminal", "[progress]") {
-  const auto [terminal, code] = run_on_terminal(
-      {"plan", "--config", std::string(SHARDPLAN_SOURCE_DIR) + "/configs/quickstart.json", "--stats", "none", "-o", "/dev/null"});
+  const auto [terminal, code] =
+      run_on_terminal({"plan", "--config", std::string(SHARDPLAN_SOURCE_DIR) + "/configs/quickstart.json", "--stats",
+                       "none", "-o", "/dev/null"});
   REQUIRE(code == 0);
   CHECK(terminal.empty());
 }

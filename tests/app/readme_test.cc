@@ -8,14 +8,14 @@
 // output says "error: no feasible plan", 2 for other errors, else 0. Blocks that are
 // not ```sh (```, ```console, ```yaml, ...) are shown, never run.
 // A second test checks that every relative link of those pages names an existing file.
-#include <catch2/catch.hpp>
+#include <sys/wait.h>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <string>
-#include <sys/wait.h>
 #include <vector>
 
 #include "config/config_test_util.h"
@@ -28,10 +28,10 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Example {
-  int line = 0;                // README line of the command
-  std::string command;         // continuation lines joined
-  std::vector<std::string> shown;  // output shown after a "$ " command
-  bool has_output = false;     // a "$ " command: its output is shown
+  int line = 0;                      // README line of the command
+  std::string command;               // continuation lines joined
+  std::vector<std::string> shown;    // output shown after a "$ " command
+  bool has_output = false;           // a "$ " command: its output is shown
   std::vector<std::string> heredoc;  // a command ending in <<'EOF': its input lines
 };
 
@@ -67,7 +67,8 @@ std::vector<Example> readme_examples(const std::string& text) {
     }
     // An inline input: the lines up to "EOF" are the command's stdin, not its output.
     const std::string marker = "<<'EOF'";
-    if (e.command.size() >= marker.size() && e.command.compare(e.command.size() - marker.size(), marker.size(), marker) == 0) {
+    if (e.command.size() >= marker.size() &&
+        e.command.compare(e.command.size() - marker.size(), marker.size(), marker) == 0) {
       while (i + 1 < lines.size() && lines[i + 1] != "EOF") e.heredoc.push_back(lines[++i]);
       e.heredoc.push_back("EOF");
       ++i;
@@ -132,7 +133,7 @@ int run_page_examples(const std::string& page) {
     const bool ours = e.command.rfind("shardplan ", 0) == 0 || e.command.rfind("python3 scripts/", 0) == 0 ||
                       e.command.rfind("cat configs/", 0) == 0 ||  // an example's input shown before it runs
                       e.command.rfind("cat > ", 0) == 0;          // an inline input written by the page
-    CHECK(ours);  // a new kind of example needs a rule here
+    CHECK(ours);                                                  // a new kind of example needs a rule here
     if (!ours) continue;
     // A command ending in <<'EOF' reads the block's following lines up to EOF.
     std::string script = e.command + "\n";
@@ -194,7 +195,8 @@ std::vector<std::pair<int, std::string>> relative_links(const std::string& text)
 
 TEST_CASE("docs: every relative link of README and docs/ names an existing file", "[app][readme][docs]") {
   // The rule itself: a link with an anchor or a scheme is read as intended.
-  const auto sample = relative_links("see [a](docs/a.md#x), [b](https://x.org/y) and [c](#here)\n```\n[d](no.md)\n```\n");
+  const auto sample =
+      relative_links("see [a](docs/a.md#x), [b](https://x.org/y) and [c](#here)\n```\n[d](no.md)\n```\n");
   REQUIRE(sample.size() == 1);
   CHECK(sample[0].second == "docs/a.md");
 

@@ -234,7 +234,6 @@ TEST_CASE("sweep: a bad --set is a positioned error, exit 2, and no output file"
   CHECK(help.out.find("last field") != std::string::npos);
 }
 
-
 TEST_CASE("sweep --timeout: timed-out points are rows saying so, no plan file, the sweep goes on; --log",
           "[app][sweep][timeout]") {
   const std::string out = scratch("sweep-timeout.jsonl");

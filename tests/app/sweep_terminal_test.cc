@@ -47,7 +47,8 @@ TEST_CASE("sweep on a terminal: a progress bar, then the summary; piped: the sum
   INFO(tty);
   // The first point draws the bar (an ETA while points are left); the last point
   // draws it full; the bar is erased before the summary.
-  CHECK(std::regex_search(tty, std::regex("\\r\\[###\\.+\\] 1/8 points, [01] feasible, 0:00 elapsed, ETA \\d+:\\d\\d")));
+  CHECK(
+      std::regex_search(tty, std::regex("\\r\\[###\\.+\\] 1/8 points, [01] feasible, 0:00 elapsed, ETA \\d+:\\d\\d")));
   CHECK(tty.find("\r[########################] 8/8 points, 5 feasible, ") != std::string::npos);
   const std::size_t summary = tty.find("sweep: 8 points, 5 feasible, 3 infeasible, ");
   REQUIRE(summary != std::string::npos);
@@ -65,7 +66,8 @@ TEST_CASE("sweep on a terminal: a progress bar, then the summary; piped: the sum
   CHECK(quiet.err.empty());
 }
 
-TEST_CASE("sweep --format table|markdown: the same table for any --threads but the wall times", "[app][sweep][determinism]") {
+TEST_CASE("sweep --format table|markdown: the same table for any --threads but the wall times",
+          "[app][sweep][determinism]") {
   for (const char* format : {"table", "markdown"}) {
     INFO(format);
     const RunResult one = run_shardplan(kTerminalSweep + " --no-summary --threads 1 --format " + format);

@@ -51,7 +51,8 @@ TEST_CASE("output: a FIFO is written in place and stays a FIFO", "[output]") {
   write_file_atomically(fifo.string(), "through the pipe");
   std::string received;
   char buffer[256];
-  for (ssize_t n; (n = ::read(read_end, buffer, sizeof buffer)) > 0;) received.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(read_end, buffer, sizeof buffer)) > 0;)
+    received.append(buffer, static_cast<std::size_t>(n));
   ::close(read_end);
   CHECK(received == "through the pipe");
   CHECK(fs::is_fifo(fs::symlink_status(fifo)));
@@ -122,7 +123,9 @@ TEST_CASE("output: a write that fails removes its temporary file", "[output]") {
   // A file size limit of 4 bytes makes the write fail with EFBIG half-way.
   const int status = status_of_child([&] {
     ::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limit {4, 4};
+    struct rlimit limit {
+      4, 4
+    };
     ::setrlimit(RLIMIT_FSIZE, &limit);
     try {
       write_file_atomically(file.string(), "more than four bytes");

@@ -39,8 +39,9 @@ TEST_CASE("command-line sizes need a unit; GB is read as GiB", "[units][size]") 
   CHECK(parse_size_flag("100 B") == 100);        // bytes, when meant, are written so
   std::string error;
   CHECK_FALSE(parse_size_flag("80", &error));
-  CHECK(error == "a size needs a unit, found '80': did you mean '80GiB'? (KB/MB/GB/TB are read as KiB/MiB/GiB/TiB "
-                 "(1024-based, as torchrec's constants are))");
+  CHECK(error ==
+        "a size needs a unit, found '80': did you mean '80GiB'? (KB/MB/GB/TB are read as KiB/MiB/GiB/TiB "
+        "(1024-based, as torchrec's constants are))");
   CHECK_FALSE(parse_size_flag("16.5", &error));
   CHECK(error.rfind("a size needs a unit, found '16.5': did you mean '16.5GiB'?", 0) == 0);
   CHECK_FALSE(parse_size_flag("80 GBs", &error));

@@ -19,8 +19,9 @@ namespace {
 // A YAML alias chain: level k holds ten aliases to level k-1, so the last level
 // stands for 10^levels scalars in a file of a few hundred bytes.
 std::string alias_bomb(int levels) {
-  std::string text = "modules:\n  - path: m\n    tables:\n      - name: t\n        num_embeddings: 10\n"
-                     "        embedding_dim: 8\n        feature_names: [a]\nlist0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  std::string text =
+      "modules:\n  - path: m\n    tables:\n      - name: t\n        num_embeddings: 10\n"
+      "        embedding_dim: 8\n        feature_names: [a]\nlist0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
   for (int k = 1; k <= levels; ++k) {
     std::string prev = "*l" + std::to_string(k - 1);
     text += "list" + std::to_string(k) + ": &l" + std::to_string(k) + " [";
@@ -75,7 +76,8 @@ TEST_CASE("an aliased duplicate table is reported, and the list is capped", "[ba
   auto run = run_in_scratch("validate dups.yaml");
   CHECK(run.exit_code == 2);
   REQUIRE(run.errors.size() == 51);
-  CHECK(run.errors[0] == "error: dups.yaml:3:18: modules[0].tables[1].name: duplicate table name 't' (first at line 3)");
+  CHECK(run.errors[0] ==
+        "error: dups.yaml:3:18: modules[0].tables[1].name: duplicate table name 't' (first at line 3)");
   CHECK(run.errors[50] == "error: ... and 99949 more");
 }
 
@@ -105,8 +107,8 @@ TEST_CASE("world_size is bounded in the file and on the command line", "[bad-inp
     write_scratch("ws.yaml", "world_size: " + size + "\n");
     auto run = run_in_scratch("plan --model " + small_model() + " --topology ws.yaml --stats none");
     CHECK(run.exit_code == 2);
-    CHECK(run.errors == Lines{"error: ws.yaml:1:13: world_size: expected at most 65536 (shardplan's limit), found " +
-                              size});
+    CHECK(run.errors ==
+          Lines{"error: ws.yaml:1:13: world_size: expected at most 65536 (shardplan's limit), found " + size});
   }
   auto run = run_in_scratch("plan --model " + small_model() + " --topology " + small_topology() +
                             " --world-size 10000000 --stats none");
@@ -115,7 +117,8 @@ TEST_CASE("world_size is bounded in the file and on the command line", "[bad-inp
   run = run_in_scratch("plan --model " + small_model() + " --topology " + small_topology() +
                        " --batch-size 9007199254740993 --stats none");
   CHECK(run.exit_code == 2);
-  CHECK(run.errors == Lines{"error: --batch-size: expected at most 1048576 (shardplan's limit), found 9007199254740993"});
+  CHECK(run.errors ==
+        Lines{"error: --batch-size: expected at most 1048576 (shardplan's limit), found 9007199254740993"});
 }
 
 TEST_CASE("pooling factors and batch sizes past 2^53 are refused with positions", "[bad-input]") {
@@ -146,5 +149,6 @@ TEST_CASE("a JSON file past the value limit is refused at the value", "[bad-inpu
   write_scratch("values.json", text);
   auto run = run_in_scratch("validate values.json");
   CHECK(run.exit_code == 2);
-  CHECK(run.errors == Lines{"error: values.json:1:8000027: the file holds more than 4000000 JSON values (shardplan's limit)"});
+  CHECK(run.errors ==
+        Lines{"error: values.json:1:8000027: the file holds more than 4000000 JSON values (shardplan's limit)"});
 }

@@ -19,28 +19,32 @@ TEST_CASE("custom capacities summing to 0 with a row-wise table are a planning o
   write_scratch("row-wise.yaml",
                 "modules:\n  - path: m\n    tables:\n      - {name: t, num_embeddings: 1000, embedding_dim: 8}\n"
                 "constraints:\n  t:\n    sharding_types: [row_wise]\n");
-  auto run = run_in_scratch("plan --model row-wise.yaml --topology zero-caps.yaml --stats none "
-                            "--storage-reservation fixed_percentage");
+  auto run = run_in_scratch(
+      "plan --model row-wise.yaml --topology zero-caps.yaml --stats none "
+      "--storage-reservation fixed_percentage");
   CHECK(run.exit_code == 1);
-  CHECK(run.errors == Lines{"error: no sharding option: Failed to calculate sharding plan: cannot split rows in proportion "
-                            "to the ranks' memory: the topology's custom capacities (custom.hbm_cap or custom.ddr_cap) "
-                            "sum to 0 (torchrec: division by zero) Context: table_name='t', "
-                            "module_path='m', sharding_type='row_wise'"});
+  CHECK(run.errors ==
+        Lines{"error: no sharding option: Failed to calculate sharding plan: cannot split rows in proportion "
+              "to the ranks' memory: the topology's custom capacities (custom.hbm_cap or custom.ddr_cap) "
+              "sum to 0 (torchrec: division by zero) Context: table_name='t', "
+              "module_path='m', sharding_type='row_wise'"});
   auto enumerate = run_in_scratch("enumerate --model row-wise.yaml --topology zero-caps.yaml");
   CHECK(enumerate.exit_code == 1);
   CHECK(enumerate.errors == run.errors);
 }
 
 TEST_CASE("invalid UTF-8 in a name is refused at its position", "[bad-input]") {
-  write_scratch("utf8.yaml", "modules:\n  - path: m\n    tables:\n"
-                             "      - {name: \"t\xff\xfe\", num_embeddings: 1000, embedding_dim: 8}\n");
+  write_scratch("utf8.yaml",
+                "modules:\n  - path: m\n    tables:\n"
+                "      - {name: \"t\xff\xfe\", num_embeddings: 1000, embedding_dim: 8}\n");
   auto run = run_in_scratch("plan --model utf8.yaml --topology " + small_topology() + " --stats none");
   CHECK(run.exit_code == 2);
   CHECK(run.errors == Lines{"error: utf8.yaml:4:16: modules[0].tables[0].name: expected UTF-8 text, found the byte "
                             "0xFF at byte 2 of the string"});
   // A surrogate encoded in UTF-8 (ED A0 80) is not UTF-8 either; real non-ASCII names are fine.
-  write_scratch("surrogate.yaml", "modules:\n  - path: \"m\xed\xa0\x80\"\n    tables:\n"
-                                  "      - {name: t\xc3\xa9, num_embeddings: 1000, embedding_dim: 8}\n");
+  write_scratch("surrogate.yaml",
+                "modules:\n  - path: \"m\xed\xa0\x80\"\n    tables:\n"
+                "      - {name: t\xc3\xa9, num_embeddings: 1000, embedding_dim: 8}\n");
   run = run_in_scratch("validate surrogate.yaml");
   CHECK(run.errors == Lines{"error: surrogate.yaml:2:11: modules[0].path: expected UTF-8 text, found the byte 0xED at "
                             "byte 2 of the string"});

@@ -39,9 +39,9 @@ TEST_CASE("non-finite numbers are refused in flags", "[bad-input]") {
                               " --stats none --reservation-percentage " + value);
     CHECK(run.exit_code == 2);
     // A ratio flag (15% or 0.15): refused before planning, as every ratio is.
-    CHECK(run.errors == Lines{"error: --reservation-percentage: expected a finite ratio such as 5% or 0.05, found '" +
-                                  value + "'",
-                              "Run 'shardplan --help' (or 'shardplan COMMAND --help') for usage."});
+    CHECK(run.errors ==
+          Lines{"error: --reservation-percentage: expected a finite ratio such as 5% or 0.05, found '" + value + "'",
+                "Run 'shardplan --help' (or 'shardplan COMMAND --help') for usage."});
   }
 }
 
@@ -51,11 +51,12 @@ TEST_CASE("non-finite numbers are refused in files", "[bad-input]") {
                 "  parameter_multiplier: nan\npartitioner:\n  tolerance: .inf\n");
   auto run = run_in_scratch("validate nan-planner.yaml");
   CHECK(run.exit_code == 2);
-  CHECK(run.errors == Lines{"error: nan-planner.yaml:3:15: storage_reservation.percentage: expected a number, found '.nan'",
-                            "error: nan-planner.yaml:4:25: storage_reservation.parameter_multiplier: expected a "
-                            "non-negative number, found 'nan'",
-                            "error: nan-planner.yaml:6:14: partitioner.tolerance: expected a non-negative number, found "
-                            "'.inf'"});
+  CHECK(run.errors ==
+        Lines{"error: nan-planner.yaml:3:15: storage_reservation.percentage: expected a number, found '.nan'",
+              "error: nan-planner.yaml:4:25: storage_reservation.parameter_multiplier: expected a "
+              "non-negative number, found 'nan'",
+              "error: nan-planner.yaml:6:14: partitioner.tolerance: expected a non-negative number, found "
+              "'.inf'"});
 }
 
 TEST_CASE("the dense reservation's multiplier is bounded", "[bad-input]") {

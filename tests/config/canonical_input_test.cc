@@ -14,11 +14,10 @@ namespace {
 
 using testing::write_scratch;
 
-const char* kJsonCase =
-    R"({"model": {"name": "m", "batch_size": 256, "modules": [{"path": "ebc", "tables": [)"
-    R"({"name": "t0", "num_embeddings": 1000, "embedding_dim": 16}]}],)"
-    R"( "constraints": {"t0": {"pooling_factors": [2.0]}}},)"
-    R"( "topology": {"world_size": 2, "hbm_cap": "1 GiB"}, "planner": {"proposers": ["greedy"]}})";
+const char* kJsonCase = R"({"model": {"name": "m", "batch_size": 256, "modules": [{"path": "ebc", "tables": [)"
+                        R"({"name": "t0", "num_embeddings": 1000, "embedding_dim": 16}]}],)"
+                        R"( "constraints": {"t0": {"pooling_factors": [2.0]}}},)"
+                        R"( "topology": {"world_size": 2, "hbm_cap": "1 GiB"}, "planner": {"proposers": ["greedy"]}})";
 
 const char* kYamlCase =
     "planner:\n"

@@ -1,8 +1,8 @@
 #include "config/config_test_util.h"
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "common/error.h"
 

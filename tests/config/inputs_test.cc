@@ -27,7 +27,8 @@ TEST_CASE("planner options: planner file, else the model's planner key, else def
   std::string topology = write_scratch("in_topo.yaml", kTopology);
   std::string planner = write_scratch("in_planner.yaml", kPlanner);
   CHECK(load_inputs(model, topology, planner).planner.proposers == std::vector<ProposerKind>{ProposerKind::kGreedy});
-  CHECK(load_inputs(model, topology, std::nullopt).planner.proposers == std::vector<ProposerKind>{ProposerKind::kUniform});
+  CHECK(load_inputs(model, topology, std::nullopt).planner.proposers ==
+        std::vector<ProposerKind>{ProposerKind::kUniform});
   std::string plain = write_scratch("in_plain.yaml",
                                     "modules: [{path: e, tables: [{name: t, num_embeddings: 1, embedding_dim: 4}]}]\n");
   CHECK(load_inputs(plain, topology, std::nullopt).planner.proposers == PlannerOptions{}.proposers);
@@ -70,9 +71,10 @@ TEST_CASE("validate recognises the kind of a file from its top-level keys", "[co
   CHECK(validate_file(write_scratch("k_planner.yaml", kPlanner), std::nullopt) == InputKind::kPlanner);
   CHECK(validate_file(write_scratch("k_planner2.yaml", "is_inference: true\n"), std::nullopt) == InputKind::kPlanner);
   // A typo in the one telling key still leaves enough to recognise the kind.
-  CHECK(problems_of([&] { validate_file(write_scratch("k_typo.yaml", "world_sise: 2\nhbm_cap: 1\n"), std::nullopt); }) ==
-        Lines{"k_typo.yaml:1:1: world_sise: unknown key 'world_sise', did you mean 'world_size'?",
-              "k_typo.yaml:1:1: missing required key 'world_size'"});
+  CHECK(problems_of([&] {
+          validate_file(write_scratch("k_typo.yaml", "world_sise: 2\nhbm_cap: 1\n"), std::nullopt);
+        }) == Lines{"k_typo.yaml:1:1: world_sise: unknown key 'world_sise', did you mean 'world_size'?",
+                    "k_typo.yaml:1:1: missing required key 'world_size'"});
   CHECK(problems_of([&] { validate_file(write_scratch("k_none.yaml", "foo: 1\n"), std::nullopt); }) ==
         Lines{"k_none.yaml:1:1: cannot tell what this file holds: expected top-level keys model and topology (case), "
               "modules (model), world_size (topology) or proposers/partitioner/storage_reservation (planner); use "

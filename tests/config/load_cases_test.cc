@@ -17,7 +17,8 @@ std::vector<std::string> files_in(const fs::path& dir, std::string_view prefix, 
     std::string name = entry.path().filename().string();
     if (!entry.is_regular_file() || name.rfind(prefix, 0) != 0) continue;
     if (skip_goldens && name.find(".golden.") != std::string::npos) continue;
-    if (name.size() < 5 || (name.substr(name.size() - 5) != ".json" && name.substr(name.size() - 5) != ".yaml")) continue;
+    if (name.size() < 5 || (name.substr(name.size() - 5) != ".json" && name.substr(name.size() - 5) != ".yaml"))
+      continue;
     out.push_back(entry.path().string());
   }
   std::sort(out.begin(), out.end());

@@ -17,12 +17,13 @@ using nlohmann::json;
 
 // A model "parity17" with one table "ebc.t0" of 1000 x `dim` (extra table keys
 // and its constraint as JSON text) on `topology` with `planner` (JSON text).
-std::string one_table_case(const std::string& table_extra, const std::string& constraint,
-                           const std::string& topology, const std::string& planner = "{}", int dim = 16) {
+std::string one_table_case(const std::string& table_extra, const std::string& constraint, const std::string& topology,
+                           const std::string& planner = "{}", int dim = 16) {
   return R"({"model": {"name": "parity17", "modules": [{"path": "ebc", "tables": [)"
-         R"({"name": "t0", "num_embeddings": 1000, "embedding_dim": )" + std::to_string(dim) +
-         table_extra + "}]}]" + (constraint.empty() ? "" : R"(, "constraints": {"t0": )" + constraint + "}") +
-         R"(}, "topology": )" + topology + R"(, "planner": )" + planner + "}";
+         R"({"name": "t0", "num_embeddings": 1000, "embedding_dim": )" +
+         std::to_string(dim) + table_extra + "}]}]" +
+         (constraint.empty() ? "" : R"(, "constraints": {"t0": )" + constraint + "}") + R"(}, "topology": )" +
+         topology + R"(, "planner": )" + planner + "}";
 }
 
 struct Planned {
@@ -67,11 +68,11 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 // shard_estimators.py EmbeddingPerfEstimator.estimate then defaults num_poolings
 // and batch_sizes to len(input_lengths) entries and asserts the three match.
 
-TEST_CASE("parity 17.1: a constraint without pooling_factors gives a multi-feature table one input",
-          "[parity17]") {
+TEST_CASE("parity 17.1: a constraint without pooling_factors gives a multi-feature table one input", "[parity17]") {
   const std::string topology = R"({"world_size": 2})";
   const std::string three_features = R"(, "feature_names": ["f1", "f2", "f3"])";
-  Planned multi = plan_case("p1_multi.json", one_table_case(three_features, R"({"sharding_types": ["table_wise"]})", topology));
+  Planned multi =
+      plan_case("p1_multi.json", one_table_case(three_features, R"({"sharding_types": ["table_wise"]})", topology));
   INFO(multi.run.err);
   REQUIRE(multi.run.exit_code == 0);
   // The estimates depend on input_lengths only, so the plan equals the one of the
@@ -90,13 +91,14 @@ TEST_CASE("parity 17.1: a constraint without pooling_factors gives a multi-featu
 
 TEST_CASE("parity 17.1: num_poolings and batch_sizes of one entry go with the default input", "[parity17]") {
   const std::string three_features = R"(, "feature_names": ["f1", "f2", "f3"])";
-  Planned ok = plan_case("p1_one.json", one_table_case(three_features, R"({"num_poolings": [2.0], "batch_sizes": [64]})",
-                                                       R"({"world_size": 2})"));
+  Planned ok = plan_case(
+      "p1_one.json",
+      one_table_case(three_features, R"({"num_poolings": [2.0], "batch_sizes": [64]})", R"({"world_size": 2})"));
   INFO(ok.run.err);
   CHECK(ok.run.exit_code == 0);
   // Three entries against the one default input: torchrec's assert would fail.
-  Planned refused = plan_case("p1_three.json", one_table_case(three_features, R"({"num_poolings": [1.0, 1.0, 1.0]})",
-                                                              R"({"world_size": 2})"));
+  Planned refused = plan_case(
+      "p1_three.json", one_table_case(three_features, R"({"num_poolings": [1.0, 1.0, 1.0]})", R"({"world_size": 2})"));
   CHECK(refused.run.exit_code == 2);
   CHECK_FALSE(refused.written);
   CHECK(refused.run.err ==
@@ -177,7 +179,9 @@ TEST_CASE("parity 17.2: torchrec crashes only if a proposal's partitioning reach
   auto two_tables = [](int twrw_rows) {
     return R"({"model": {"name": "g", "modules": [{"path": "ebc", "tables": [)"
            R"({"name": "t_grid", "num_embeddings": 1000, "embedding_dim": 16}, )"
-           R"({"name": "t_twrw", "num_embeddings": )" + std::to_string(twrw_rows) + R"(, "embedding_dim": 16}]}], )"
+           R"({"name": "t_twrw", "num_embeddings": )" +
+           std::to_string(twrw_rows) +
+           R"(, "embedding_dim": 16}]}], )"
            R"("constraints": {"t_grid": {"sharding_types": ["grid_shard"], "compute_kernels": ["fused"], "min_partition": 8}, )"
            R"("t_twrw": {"sharding_types": ["table_row_wise"], "compute_kernels": ["fused"]}}}, )"
            R"("topology": {"world_size": 4, "local_world_size": 8}, "planner": {}})";
@@ -192,9 +196,9 @@ TEST_CASE("parity 17.2: torchrec crashes only if a proposal's partitioning reach
 }
 
 TEST_CASE("parity 17.2: grid_shard on 6 ranks in hosts of 4 uses the one whole host", "[parity17]") {
-  Planned p = plan_case("p2_grid64.json",
-                        one_table_case("", R"({"sharding_types": ["grid_shard"], "min_partition": 8})",
-                                       R"({"world_size": 6, "local_world_size": 4})"));
+  Planned p =
+      plan_case("p2_grid64.json", one_table_case("", R"({"sharding_types": ["grid_shard"], "min_partition": 8})",
+                                                 R"({"world_size": 6, "local_world_size": 4})"));
   INFO(p.run.err);
   REQUIRE(p.run.exit_code == 0);
   // _calculate_grid_shard_sizes_and_offsets: 4 row blocks (local_world_size) x 2
@@ -206,7 +210,8 @@ TEST_CASE("parity 17.2: grid_shard on 6 ranks in hosts of 4 uses the one whole h
 
 TEST_CASE("parity 17.2: --world-size and --local-world-size take what the topology file takes", "[parity17]") {
   const std::string constraint = R"({"sharding_types": ["table_row_wise"]})";
-  Planned from_file = plan_case("p2_file.json", one_table_case("", constraint, R"({"world_size": 6, "local_world_size": 4})"));
+  Planned from_file =
+      plan_case("p2_file.json", one_table_case("", constraint, R"({"world_size": 6, "local_world_size": 4})"));
   REQUIRE(from_file.run.exit_code == 0);
   Planned from_flags = plan_case("p2_flags.json", one_table_case("", constraint, R"({"world_size": 2})"),
                                  "--stats none --world-size 6 --local-world-size 4");
@@ -243,7 +248,8 @@ TEST_CASE("parity 17.3: a failed reservation is reported before a table without 
   roomy.replace(roomy.find("8 GiB"), 5, "2 TiB");
   Planned q = plan_case("p3_roomy.json", roomy, "--stats text");
   CHECK(q.run.exit_code == 1);
-  CHECK(q.run.err.rfind("error: no sharding option: No available sharding type and compute kernel combination", 0) == 0);
+  CHECK(q.run.err.rfind("error: no sharding option: No available sharding type and compute kernel combination", 0) ==
+        0);
 }
 
 // ---------------------------------------------------------------------------
@@ -254,8 +260,8 @@ TEST_CASE("parity 17.3: a failed reservation is reported before a table without 
 
 TEST_CASE("parity 17.4: a model whose every table is dropped by device_group plans to nothing", "[parity17]") {
   for (const std::string stats : {"text", "json"}) {
-    Planned p = plan_case("p4_" + stats + ".json", one_table_case("", R"({"device_group": "cpu"})", R"({"world_size": 2})"),
-                          "--stats " + stats);
+    Planned p = plan_case("p4_" + stats + ".json",
+                          one_table_case("", R"({"device_group": "cpu"})", R"({"world_size": 2})"), "--stats " + stats);
     INFO(p.run.err);
     REQUIRE(p.run.exit_code == 0);
     REQUIRE(p.written);
@@ -320,10 +326,11 @@ TEST_CASE("parity 17 inputs: num_poolings 0.0 and percentage 1.0 are taken as th
   // batch_sizes) = 0, so every perf part is 0. storage_reservations.py
   // _reserve_storage_percentage: hbm = int((1 - 1.0) * hbm) = 0 (asserts only
   // 0 <= percentage <= 1); fused_uvm keeps the table in DDR.
-  Planned p = plan_case("edge_np0.json",
-                        one_table_case("", R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused_uvm"], "num_poolings": [0.0]})",
-                                       R"({"world_size": 2})",
-                                       R"({"storage_reservation": {"policy": "fixed_percentage", "percentage": 1.0}})"));
+  Planned p = plan_case(
+      "edge_np0.json",
+      one_table_case(
+          "", R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused_uvm"], "num_poolings": [0.0]})",
+          R"({"world_size": 2})", R"({"storage_reservation": {"policy": "fixed_percentage", "percentage": 1.0}})"));
   INFO(p.run.err);
   REQUIRE(p.run.exit_code == 0);
   for (const auto& device : p.plan["reserved"]) CHECK(device["hbm"] == 0);
@@ -331,17 +338,20 @@ TEST_CASE("parity 17 inputs: num_poolings 0.0 and percentage 1.0 are taken as th
   for (const char* part : {"fwd_compute", "fwd_comms", "bwd_compute", "bwd_comms", "prefetch_compute"})
     CHECK(perf[part].get<double>() == 0.0);
 
-  Planned flag = plan_case("edge_np0_flag.json",
-                           one_table_case("", R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused_uvm"], "num_poolings": [0.0]})",
-                                          R"({"world_size": 2})", R"({"storage_reservation": {"policy": "fixed_percentage"}})"),
-                           "--stats none --reservation-percentage 1.0");
+  Planned flag = plan_case(
+      "edge_np0_flag.json",
+      one_table_case("",
+                     R"({"sharding_types": ["table_wise"], "compute_kernels": ["fused_uvm"], "num_poolings": [0.0]})",
+                     R"({"world_size": 2})", R"({"storage_reservation": {"policy": "fixed_percentage"}})"),
+      "--stats none --reservation-percentage 1.0");
   INFO(flag.run.err);
   REQUIRE(flag.run.exit_code == 0);
   for (const auto& device : flag.plan["reserved"]) CHECK(device["hbm"] == 0);
 
   // An empty pooling_factors is no input at all for torchrec (input_lengths = []);
   // docs/formats/model.md wants one per feature: refused, saying what torchrec would do.
-  Planned no_inputs = plan_case("edge_pf.json", one_table_case("", R"({"pooling_factors": []})", R"({"world_size": 2})"));
+  Planned no_inputs =
+      plan_case("edge_pf.json", one_table_case("", R"({"pooling_factors": []})", R"({"world_size": 2})"));
   CHECK(no_inputs.run.exit_code == 2);
   CHECK(no_inputs.run.err == "error: " + scratch_prefix() +
                                  "edge_pf.json:1:177: model.constraints.t0.pooling_factors: expected 1 entry (one per "

@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "config/config_test_util.h"
 #include "common/error.h"
+#include "config/config_test_util.h"
 #include "config/plan_file.h"
 #include "support/json_schema.h"
 #include "support/run_binary.h"
@@ -46,7 +46,8 @@ std::vector<std::pair<std::string, std::pair<json::json_pointer, json>>> objects
       {"per_rank", {json::json_pointer("/per_rank/0"), schema["properties"]["per_rank"]["items"]}},
       {"summary", {json::json_pointer("/summary"), schema["properties"]["summary"]}},
       {"table", {json::json_pointer("/plan/sparse.ebc/t_user"), defs["table"]}},
-      {"shard", {json::json_pointer("/plan/sparse.ebc/t_user/shards/0"), defs["table"]["properties"]["shards"]["items"]}},
+      {"shard",
+       {json::json_pointer("/plan/sparse.ebc/t_user/shards/0"), defs["table"]["properties"]["shards"]["items"]}},
       {"storage", {json::json_pointer("/reserved/0"), defs["storage"]}},
       {"perf", {json::json_pointer("/per_rank/0/perf"), defs["perf"]}},
   };
@@ -65,7 +66,8 @@ TEST_CASE("plan file reader: a plan the planner wrote reads back", "[config][pla
   CHECK(plan.ranks[1].perf.total == doc["per_rank"][1]["perf"]["total"].get<double>());
   CHECK(plan.ranks[1].storage.hbm == doc["per_rank"][1]["hbm"].get<std::int64_t>());
   const PlanFileTable& t = plan.tables.front();
-  CHECK(t.shards.front().sizes == doc["plan"]["sparse.ebc"][t.name]["shards"][0]["sizes"].get<std::vector<std::int64_t>>());
+  CHECK(t.shards.front().sizes ==
+        doc["plan"]["sparse.ebc"][t.name]["shards"][0]["sizes"].get<std::vector<std::int64_t>>());
 }
 
 TEST_CASE("plan file reader: every key the schema requires is required", "[config][plan_file]") {

@@ -45,7 +45,8 @@ TEST_CASE("planner overrides: unknown names and out-of-range values", "[config][
   CHECK(problem_of(bad_name) == "--proposers: unknown name 'unifrm', did you mean 'uniform'?");
   PlannerOverrides far_name;
   far_name.partitioner = "annealing";
-  CHECK(problem_of(far_name) == "--partitioner: unknown name 'annealing' (expected one of: greedy, memory_balanced, optimizing)");
+  CHECK(problem_of(far_name) ==
+        "--partitioner: unknown name 'annealing' (expected one of: greedy, memory_balanced, optimizing)");
   PlannerOverrides budget;
   budget.time_budget = -1;
   CHECK(problem_of(budget) == "--time-budget: expected seconds in [0, 3600], found -1.000000");

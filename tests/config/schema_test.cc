@@ -2,13 +2,13 @@
 // every reference case validates against them (with a small JSON-Schema subset
 // validator), and their property names and enums equal the loader's key lists
 // and name tables, so the schemas and the loader cannot drift apart.
+#include <yaml-cpp/yaml.h>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <yaml-cpp/yaml.h>
 
 #include "config/known_keys.h"
 #include "config/loader.h"
@@ -43,10 +43,14 @@ std::set<std::string> as_set(const std::vector<std::string>& v) { return {v.begi
 
 const char* kind_schema(InputKind kind) {
   switch (kind) {
-    case InputKind::kModel: return "model.schema.json";
-    case InputKind::kTopology: return "topology.schema.json";
-    case InputKind::kPlanner: return "planner.schema.json";
-    case InputKind::kCase: return "case.schema.json";
+    case InputKind::kModel:
+      return "model.schema.json";
+    case InputKind::kTopology:
+      return "topology.schema.json";
+    case InputKind::kPlanner:
+      return "planner.schema.json";
+    case InputKind::kCase:
+      return "case.schema.json";
   }
   return "";
 }
@@ -113,7 +117,8 @@ TEST_CASE("schemas: every example and every reference case validates", "[config]
     for (const auto& c : shardplan::testing::golden_cases(true)) files.push_back(c.case_path);
     for (const auto& entry : fs::directory_iterator(*dir + "/scale")) {
       std::string name = entry.path().filename().string();
-      if (name.rfind("case-", 0) == 0 && name.find(".golden.") == std::string::npos) files.push_back(entry.path().string());
+      if (name.rfind("case-", 0) == 0 && name.find(".golden.") == std::string::npos)
+        files.push_back(entry.path().string());
     }
   }
   std::sort(files.begin(), files.end());

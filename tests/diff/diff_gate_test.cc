@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "common/error.h"
-#include "diff/diff_gate.h"
 #include "common/units.h"
+#include "diff/diff_gate.h"
 #include "planner_output/plan_show.h"
 
 namespace shardplan {
@@ -29,12 +29,12 @@ std::string fail_on_problem(const std::vector<std::string>& values) {
 TEST_CASE("diff gate: max-rank perf against the relative tolerance", "[diff][gate]") {
   CHECK_FALSE(judge_diff(perf_diff(2.0, 2.0), 0, {}).failed);
   CHECK(judge_diff(perf_diff(2.0, 2.0000001), 0, {}).failed);
-  CHECK_FALSE(judge_diff(perf_diff(2.0, 1.0), 0, {}).failed);  // faster is no regression
+  CHECK_FALSE(judge_diff(perf_diff(2.0, 1.0), 0, {}).failed);     // faster is no regression
   CHECK_FALSE(judge_diff(perf_diff(2.0, 2.5), 0.25, {}).failed);  // exactly at the tolerance
   const GateResult over = judge_diff(perf_diff(2.0, 2.6), 0.25, {});
   REQUIRE(over.failed);
-  CHECK(over.reasons == std::vector<std::string>{
-                            "max-rank perf regressed: 2.000000 ms -> 2.600000 ms (+30.00%, tolerance 25.00%)"});
+  CHECK(over.reasons ==
+        std::vector<std::string>{"max-rank perf regressed: 2.000000 ms -> 2.600000 ms (+30.00%, tolerance 25.00%)"});
 }
 
 TEST_CASE("diff gate: --fail-on conditions name what tripped them", "[diff][gate]") {
@@ -69,21 +69,27 @@ TEST_CASE("diff gate: --fail-on conditions name what tripped them", "[diff][gate
 
 TEST_CASE("diff gate: the --fail-on grammar's errors", "[diff][gate]") {
   CHECK(fail_on_problem({"hbm-over=0.9,kernel-change"}).empty());
-  CHECK(fail_on_problem({"hbm-over=90%", "rank-perf-over=2.5ms", "table-hbm-over=1GiB", "rank-ddr-increase=0"}).empty());
-  CHECK(fail_on_problem({"kernel-change=1"}) == "--fail-on: condition 'kernel-change' takes no value, found 'kernel-change=1'");
+  CHECK(
+      fail_on_problem({"hbm-over=90%", "rank-perf-over=2.5ms", "table-hbm-over=1GiB", "rank-ddr-increase=0"}).empty());
+  CHECK(fail_on_problem({"kernel-change=1"}) ==
+        "--fail-on: condition 'kernel-change' takes no value, found 'kernel-change=1'");
   CHECK(fail_on_problem({"hbm-over=90"}) ==
-        "--fail-on: condition 'hbm-over=90': a ratio above 1 is ambiguous, found '90': did you mean 90%? (write 5% or 0.05)");
+        "--fail-on: condition 'hbm-over=90': a ratio above 1 is ambiguous, found '90': did you mean 90%? (write 5% or "
+        "0.05)");
   CHECK(fail_on_problem({"hbm-over=inf"}) ==
         "--fail-on: condition 'hbm-over=inf': expected a finite ratio such as 5% or 0.05, found 'inf'");
   CHECK(fail_on_problem({"ddr-over=nan"}) ==
         "--fail-on: condition 'ddr-over=nan': expected a finite ratio such as 5% or 0.05, found 'nan'");
-  CHECK(fail_on_problem({"table-perf-increase=-5%"}) ==
-        "--fail-on: condition 'table-perf-increase=-5%': expected a ratio of 0 or more, such as 5% or 0.05, found '-5%'");
+  CHECK(
+      fail_on_problem({"table-perf-increase=-5%"}) ==
+      "--fail-on: condition 'table-perf-increase=-5%': expected a ratio of 0 or more, such as 5% or 0.05, found '-5%'");
   CHECK(fail_on_problem({"hbm-over=0.9x"}) ==
         "--fail-on: condition 'hbm-over=0.9x': expected a finite ratio such as 5% or 0.05, found '0.9x'");
-  CHECK(fail_on_problem({"hbm-over"}) == "--fail-on: condition 'hbm-over' needs a ratio, e.g. 'hbm-over=90%', found 'hbm-over'");
-  CHECK(fail_on_problem({"rank-perf-over="}) ==
-        "--fail-on: condition 'rank-perf-over' needs a time in ms, e.g. 'rank-perf-over=2.5ms', found 'rank-perf-over='");
+  CHECK(fail_on_problem({"hbm-over"}) ==
+        "--fail-on: condition 'hbm-over' needs a ratio, e.g. 'hbm-over=90%', found 'hbm-over'");
+  CHECK(
+      fail_on_problem({"rank-perf-over="}) ==
+      "--fail-on: condition 'rank-perf-over' needs a time in ms, e.g. 'rank-perf-over=2.5ms', found 'rank-perf-over='");
   CHECK(fail_on_problem({"rank-perf-over=inf"}) ==
         "--fail-on: condition 'rank-perf-over=inf': expected a finite time of 0 or more such as 2.5ms, found 'inf'");
   CHECK(fail_on_problem({"table-hbm-over=12"}) ==
@@ -122,8 +128,7 @@ TEST_CASE("diff gate: each per-rank and per-table limit", "[diff][gate]") {
   // -over: NEW's figures, every rank / table of NEW (the added ones too).
   CHECK(reasons_of("rank-perf-over=2.6ms") == V{"rank-perf-over=2.6ms: 1 rank (rank 2: 3.0000 ms)"});
   CHECK(reasons_of("rank-perf-over=3") == V{});
-  CHECK(reasons_of("rank-hbm-over=4GiB") ==
-        V{"rank-hbm-over=4GiB: 2 ranks (rank 1: 4.20 GiB, rank 2: 8.00 GiB)"});
+  CHECK(reasons_of("rank-hbm-over=4GiB") == V{"rank-hbm-over=4GiB: 2 ranks (rank 1: 4.20 GiB, rank 2: 8.00 GiB)"});
   CHECK(reasons_of("rank-ddr-over=512KiB") == V{"rank-ddr-over=512KiB: 1 rank (rank 1: 1.00 MiB)"});
   CHECK(reasons_of("table-perf-over=1ms") == V{"table-perf-over=1ms: 2 tables (ebc.b: 1.0100 ms, ebc.new: 4.0000 ms)"});
   CHECK(reasons_of("table-hbm-over=3GiB") == V{"table-hbm-over=3GiB: 1 table (ebc.new: 5.00 GiB)"});

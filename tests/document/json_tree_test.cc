@@ -112,8 +112,7 @@ TEST_CASE("the JSON reader takes what yaml-cpp refused", "[config][json]") {
   CHECK(root[long_key].Scalar() == "1");
 }
 
-TEST_CASE("the JSON reader refuses duplicate keys, bad UTF-8 and non-finite numbers with positions",
-          "[config][json]") {
+TEST_CASE("the JSON reader refuses duplicate keys, bad UTF-8 and non-finite numbers with positions", "[config][json]") {
   auto message = [](const std::string& text) {
     try {
       parse_document("t.json", text);

@@ -53,7 +53,8 @@ TEST_CASE("a2a: a number with a fraction needs a float values dtype", "[kjt][a2a
   huge.replace(huge.find(dtypes), dtypes.size(), "");
   auto big = run_a2a("huge-int.json", huge);
   CHECK(big.exit_code == 2);
-  CHECK(big.err.find("value 0 (99999999999999999999) is not a 64-bit integer but values are int64") != std::string::npos);
+  CHECK(big.err.find("value 0 (99999999999999999999) is not a 64-bit integer but values are int64") !=
+        std::string::npos);
 }
 
 TEST_CASE("a2a: lengths summing past 2^63 are too large, not wrapped", "[kjt][a2a][hostile]") {

@@ -21,7 +21,8 @@ using shardplan::testing::write_scratch;
 // A plan with only what the mode reads: topology and, per table, type and shards.
 std::string plan_file(const std::string& name, const std::string& tables) {
   return write_scratch(name, R"({"schema":"shardplan.plan/v1","topology":{"world_size":4,"local_world_size":2,
-    "compute_device":"cuda","devices":[]},"plan":{"ebc":{)" + tables + "}}}");
+    "compute_device":"cuda","devices":[]},"plan":{"ebc":{)" +
+                                 tables + "}}}");
 }
 
 std::string shard(int rank, int rows, int column = 0) {
@@ -67,10 +68,11 @@ constraints:
   t_rw: {pooling_factors: [2.0], is_weighted: true}
 )");
   std::string plan = plan_file("plan_a.json", R"("t_tw":{"sharding_type":"table_wise","shards":[)" + shard(2, 100) +
-                                                  R"(]},"t_rw":{"sharding_type":"row_wise","shards":[)" +
-                                                  shard(0, 25) + "," + shard(1, 25) + "," + shard(2, 25) + "," +
-                                                  shard(3, 25) + R"(]},"t_dp":{"sharding_type":"data_parallel",
-                                                  "shards":[)" + shard(0, 100) + "]}");
+                                                  R"(]},"t_rw":{"sharding_type":"row_wise","shards":[)" + shard(0, 25) +
+                                                  "," + shard(1, 25) + "," + shard(2, 25) + "," + shard(3, 25) +
+                                                  R"(]},"t_dp":{"sharding_type":"data_parallel",
+                                                  "shards":[)" +
+                                                  shard(0, 100) + "]}");
   json out = run_ok("--plan '" + plan + "' --model '" + model + "'");
   check_fields(out, json::parse(R"({"mode":"plan","world_size":4,"local_world_size":2,"batch_size":10,
     "total_bytes":2720,"cross_host_bytes":1360})"));
@@ -127,10 +129,10 @@ constraints:
   t_cw: {pooling_factors: [1.0, 4.0]}
   t_twrw: {pooling_factors: [6.0]}
 )");
-  std::string plan = plan_file("plan_b.json", R"("t_cw":{"sharding_type":"column_wise","shards":[)" + shard(1, 50) +
-                                                  "," + shard(3, 50, 32) +
-                                                  R"(]},"t_twrw":{"sharding_type":"table_row_wise","shards":[)" +
-                                                  shard(2, 45) + "," + shard(3, 45) + "]}");
+  std::string plan =
+      plan_file("plan_b.json", R"("t_cw":{"sharding_type":"column_wise","shards":[)" + shard(1, 50) + "," +
+                                   shard(3, 50, 32) + R"(]},"t_twrw":{"sharding_type":"table_row_wise","shards":[)" +
+                                   shard(2, 45) + "," + shard(3, 45) + "]}");
   json out = run_ok("--plan '" + plan + "' --model '" + model + "' --protocol splits_then_tensors");
   check_fields(out, json::parse(R"({"protocol":"splits_then_tensors","total_bytes":5632,"cross_host_bytes":2816})"));
   REQUIRE(out["groups"].size() == 2);
@@ -162,8 +164,8 @@ modules:
     tables:
       - {name: t_one, num_embeddings: 10, embedding_dim: 8}
 )");
-  std::string plan = plan_file("plan_c.json", R"("t_other":{"sharding_type":"table_wise","shards":[)" + shard(5, 10) +
-                                                  "]}");
+  std::string plan =
+      plan_file("plan_c.json", R"("t_other":{"sharding_type":"table_wise","shards":[)" + shard(5, 10) + "]}");
   auto r = run_shardplan("a2a --plan '" + plan + "' --model '" + model + "'");
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
@@ -172,22 +174,25 @@ modules:
   // match is checked once the plan reads cleanly). Line 2 of the plan is
   //     "compute_device":"cuda","devices":[]},"plan":{"ebc":{"t_other":{..."shards":[{"rank":5
   // where {"t_other": opens at column 57 and "rank": at 109, so the 5 is at 116.
-  CHECK(r.err == "error: " + prefix + "plan_c.json:2:116: plan.ebc.t_other.shards[0].rank: rank 5 is outside the world size 4\n");
+  CHECK(r.err == "error: " + prefix +
+                     "plan_c.json:2:116: plan.ebc.t_other.shards[0].rank: rank 5 is outside the world size 4\n");
   // With the rank fixed, the tables that do not match are named from both sides: at
   // the plan mapping ("plan": ends at column 49, its { is at 50) and at the table's
   // own mapping ({"ebc": takes 50-56, {"t_other": 57-67, so its { is at 68).
-  std::string plan2 = plan_file("plan_c2.json", R"("t_other":{"sharding_type":"table_wise","shards":[)" + shard(0, 10) +
-                                                    "]}");
+  std::string plan2 =
+      plan_file("plan_c2.json", R"("t_other":{"sharding_type":"table_wise","shards":[)" + shard(0, 10) + "]}");
   auto mismatch = run_shardplan("a2a --plan '" + plan2 + "' --model '" + model + "'");
   CHECK(mismatch.exit_code == 2);
-  CHECK(mismatch.err == "error: " + prefix + "plan_c2.json:2:50: plan: no sharding for table 't_one' of module 'ebc' (model " +
-                            model + ")\n" + "error: " + prefix + "plan_c2.json:2:68: plan.ebc.t_other: table 't_other' of module 'ebc' is not in the model " +
-                            model + "\n");
+  CHECK(mismatch.err ==
+        "error: " + prefix + "plan_c2.json:2:50: plan: no sharding for table 't_one' of module 'ebc' (model " + model +
+            ")\n" + "error: " + prefix +
+            "plan_c2.json:2:68: plan.ebc.t_other: table 't_other' of module 'ebc' is not in the model " + model + "\n");
   // A sharded table must have shards ({"t_one": takes columns 57-65, its { is at 66).
   std::string plan3 = plan_file("plan_c3.json", R"("t_one":{"sharding_type":"table_wise","shards":[]})");
   auto no_shards = run_shardplan("a2a --plan '" + plan3 + "' --model '" + model + "'");
   CHECK(no_shards.exit_code == 2);
-  CHECK(no_shards.err == "error: " + prefix + "plan_c3.json:2:66: plan.ebc.t_one: table 't_one' has no shards in the plan\n");
+  CHECK(no_shards.err ==
+        "error: " + prefix + "plan_c3.json:2:66: plan.ebc.t_one: table 't_one' has no shards in the plan\n");
   auto usage = run_shardplan("a2a --plan '" + plan + "'");
   CHECK(usage.exit_code == 2);
   CHECK(usage.err == "error: give either --input FILE, or --plan FILE with --model FILE (or with --config CASE)\n");
@@ -215,7 +220,8 @@ TEST_CASE("a2a plan mode on a real plan of the DLRM example", "[kjt][a2a][plan]"
     feature_of[table["name"].as<std::string>()] = table["feature_names"][0].as<std::string>();
   }
   for (const auto& c : model_yaml["constraints"])
-    if (c.second["pooling_factors"]) pooling_of[c.first.as<std::string>()] = c.second["pooling_factors"][0].as<double>();
+    if (c.second["pooling_factors"])
+      pooling_of[c.first.as<std::string>()] = c.second["pooling_factors"][0].as<double>();
 
   json plan_json = json::parse(shardplan::testing::slurp(plan));
   const int world = 16, local = 8;

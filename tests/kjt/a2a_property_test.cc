@@ -25,8 +25,8 @@ struct Generated {
   std::int64_t stagger = 1;
   std::vector<std::int64_t> splits;
   std::size_t num_keys = 0;
-  std::vector<std::size_t> batch;                            // B_s
-  std::vector<std::vector<std::vector<int>>> lengths;        // [s][k][b]
+  std::vector<std::size_t> batch;                      // B_s
+  std::vector<std::vector<std::vector<int>>> lengths;  // [s][k][b]
   bool weighted = false;
   bool splits_protocol = false;
 };
@@ -47,7 +47,8 @@ Generated generate(std::mt19937& rng) {
   g.num_keys = static_cast<std::size_t>(uniform(1, 20));
   // Splits: each key goes to a random destination, then counted, so zeros happen.
   g.splits.assign(g.world, 0);
-  for (std::size_t k = 0; k < g.num_keys; ++k) ++g.splits[static_cast<std::size_t>(uniform(0, static_cast<int>(g.world) - 1))];
+  for (std::size_t k = 0; k < g.num_keys; ++k)
+    ++g.splits[static_cast<std::size_t>(uniform(0, static_cast<int>(g.world) - 1))];
   bool variable = uniform(0, 1) == 1;
   std::size_t common = static_cast<std::size_t>(uniform(0, 4));
   for (std::size_t s = 0; s < g.world; ++s) {
@@ -127,8 +128,10 @@ void check_invariants(const Generated& g, const json& out) {
     REQUIRE(o["keys"].size() == static_cast<std::size_t>(g.splits[d]));
     REQUIRE(o["lengths"].size() == static_cast<std::size_t>(g.splits[d]));
     CHECK(o["recat"].is_null() == (g.splits[d] == 0));
-    if (g.weighted) REQUIRE(o["weights"].size() == o["values"].size());
-    else CHECK(o["weights"].is_null());
+    if (g.weighted)
+      REQUIRE(o["weights"].size() == o["values"].size());
+    else
+      CHECK(o["weights"].is_null());
     std::size_t v = 0;  // position in this destination's values
     for (std::size_t i = 0; i < static_cast<std::size_t>(g.splits[d]); ++i, ++key) {
       // Destination d owns the i-th key of its contiguous slice.
@@ -229,8 +232,7 @@ TEST_CASE("a2a: the fast JSON path and the positioned reader agree on unusual sp
   }
 }
 
-TEST_CASE("a2a: the fast path reads escapes itself, and stops where the positioned reader has a say",
-          "[kjt][a2a]") {
+TEST_CASE("a2a: the fast path reads escapes itself, and stops where the positioned reader has a say", "[kjt][a2a]") {
   // Escapes, a surrogate pair, -0 and weights past 64 bits are JSON the shared parser
   // reads: the fast path takes them (it used to hand them over) and reads them alike.
   const std::string escaped =
@@ -245,11 +247,11 @@ TEST_CASE("a2a: the fast path reads escapes itself, and stops where the position
   CHECK(raw->inputs[0].weights->run(0, 5) == "1,-0,2.5e-1,99999999999999999999,-9223372036854775809");
   // Whatever the positioned reader reports or reads another way stops the fast path.
   for (const char* text : {
-           R"({"splits":[1],"splits":[1],"inputs":[]})",                                      // duplicate key
-           R"({"splitz":[1],"inputs":[]})",                                                   // unknown key
-           R"({"splits":[1e0],"inputs":[]})",                                                 // 1e0 for an integer
+           R"({"splits":[1],"splits":[1],"inputs":[]})",                                       // duplicate key
+           R"({"splitz":[1],"inputs":[]})",                                                    // unknown key
+           R"({"splits":[1e0],"inputs":[]})",                                                  // 1e0 for an integer
            R"({"splits":[1],"inputs":[{"rank":0,"keys":[""],"lengths":[[0]],"values":[]}]})",  // empty name
-           R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[0]]}]})",            // values missing
+           R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[0]]}]})",             // values missing
            R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[1]],"values":[true]}]})",
            R"({"splits":[1],"inputs":[{"rank":0,"keys":["a"],"lengths":[[1]],"values":[1],"weights":[1e-999]}]})",
            R"({"splits":[1],"inputs":[{"rank":0,"keys":["\ud800"],"lengths":[[0]],"values":[]}]})",  // lone surrogate

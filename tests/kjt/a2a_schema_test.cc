@@ -45,8 +45,7 @@ TEST_CASE("a2a schemas: keys and enums equal the reader's lists and the name tab
   CHECK(keys_of(input["properties"]["dtypes"]) == name_set(shardplan::kjt::a2a_input_keys("dtypes")));
   CHECK(keys_of(input["$defs"]["input"]) == name_set(shardplan::kjt::a2a_input_keys("input")));
   CHECK(input["$defs"]["dtype"]["enum"].get<std::vector<std::string>>() == names_of(shardplan::kjt::kDtypeNames));
-  CHECK(input["$defs"]["protocol"]["enum"].get<std::vector<std::string>>() ==
-        names_of(shardplan::kjt::kProtocolNames));
+  CHECK(input["$defs"]["protocol"]["enum"].get<std::vector<std::string>>() == names_of(shardplan::kjt::kProtocolNames));
   json output = load_schema("a2a-output.schema.json");
   CHECK(output["$defs"]["plan"]["properties"]["groups"]["items"]["properties"]["sharding_type"]["enum"]
             .get<std::vector<std::string>>() == names_of(shardplan::kShardingTypeNames));

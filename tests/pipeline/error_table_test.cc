@@ -9,15 +9,15 @@
 namespace shardplan::testing {
 namespace {
 
-const std::string kLayers =
-    R"([{"name": "l0", "fwd_ms_per_sample": 1}, {"name": "l1", "fwd_ms_per_sample": 1}, )"
-    R"({"name": "l2", "fwd_ms_per_sample": 1}, {"name": "l3", "fwd_ms_per_sample": 1}])";
+const std::string kLayers = R"([{"name": "l0", "fwd_ms_per_sample": 1}, {"name": "l1", "fwd_ms_per_sample": 1}, )"
+                            R"({"name": "l2", "fwd_ms_per_sample": 1}, {"name": "l3", "fwd_ms_per_sample": 1}])";
 const std::string kDevices = R"({"count": 2, "memory_bytes": 1000000})";
 
 // Line 2: layers, line 5: devices, line 6: options, line 7: skips.
 std::string input(const std::string& layers, const std::string& devices, const std::string& options,
                   const std::string& skips = "[]") {
-  return "{\n\"layers\": " + layers + ",\n\"input_bytes_per_sample\": 50,\n\"batch_size\": 8,\n\"devices\": " + devices +
+  return "{\n\"layers\": " + layers +
+         ",\n\"input_bytes_per_sample\": 50,\n\"batch_size\": 8,\n\"devices\": " + devices +
          ",\n\"options\": " + options + ",\n\"skips\": " + skips + "\n}\n";
 }
 
@@ -37,9 +37,10 @@ TEST_CASE("pipeline errors: every row of the spec's table", "[pipeline][errors]"
                "'except_last', or 'never'"});
   check_error("layers.json", input(R"({"l0": {}})", kDevices, R"({"chunks": 4})"),
               {"error: layers.json:2:11: layers: TypeError: module must be nn.Sequential to be partitioned"});
-  check_error("duplicate.json", input(R"([{"name": "l0"}, {"name": "l1"}, {"name": "l1"}, {"name": "l3"}])", kDevices,
-                                      R"({"chunks": 4})"),
-              {"error: duplicate.json:2:53: layers[2].name: ValueError: module with duplicate children is not supported"});
+  check_error(
+      "duplicate.json",
+      input(R"([{"name": "l0"}, {"name": "l1"}, {"name": "l1"}, {"name": "l3"}])", kDevices, R"({"chunks": 4})"),
+      {"error: duplicate.json:2:53: layers[2].name: ValueError: module with duplicate children is not supported"});
   check_error("balance-sum.json", input(kLayers, kDevices, R"({"chunks": 4, "balance": [2,1]})"),
               {"error: balance-sum.json:6:37: options.balance: ValueError: module and sum of balance have different "
                "length (module: 4, sum of balance: 3)"});
@@ -49,7 +50,8 @@ TEST_CASE("pipeline errors: every row of the spec's table", "[pipeline][errors]"
   check_error("balance-devices.json", input(kLayers, kDevices, R"({"chunks": 4, "balance": [1,1,2]})"),
               {"error: balance-devices.json:6:37: options.balance: IndexError: too few devices to hold given "
                "partitions (devices: 2, partitions: 3)"});
-  check_error("stages.json", input(kLayers, R"({"count": 8, "memory_bytes": 1000000})", R"({"chunks": 4, "stages": 5})"),
+  check_error("stages.json",
+              input(kLayers, R"({"count": 8, "memory_bytes": 1000000})", R"({"chunks": 4, "stages": 5})"),
               {"error: stages.json:6:36: options.stages: ValueError: sequence is shorter than intended partitions "
                "(4 < 5)"});
   check_error("ddp.json", input(kLayers, kDevices, R"({"chunks": 4, "ddp": true})"),
@@ -94,20 +96,22 @@ TEST_CASE("pipeline errors: §10 amendments on chunks, stages and null options",
   RunResult null_stages = run_pipeline("stages-null.json", input(kLayers, kDevices, R"({"stages": null})"));
   CHECK(null_stages.exit_code == 0);
   // An empty model without "balance": [] still asks for devices.count stages (check 7).
-  check_error("batch.json", "{\"layers\": [], \"devices\": {\"count\": 1},\n\"batch_size\": 0}",
-              {"error: batch.json:2:15: batch_size: ValueError: batch_size must be a positive integer",
-               "error: batch.json:1:37: devices.count: ValueError: sequence is shorter than intended partitions (0 < 1)"});
+  check_error(
+      "batch.json", "{\"layers\": [], \"devices\": {\"count\": 1},\n\"batch_size\": 0}",
+      {"error: batch.json:2:15: batch_size: ValueError: batch_size must be a positive integer",
+       "error: batch.json:1:37: devices.count: ValueError: sequence is shorter than intended partitions (0 < 1)"});
 }
 
-TEST_CASE("pipeline errors: layer fields, skips to unknown layers, and more stages than devices", "[pipeline][errors]") {
-  check_error("layer-fields.json",
-              input(R"([{"name": "l0", "fwd_ms": 8, "fwd_ms_per_sample": 1, "param_bytes": -5}, {"name": "l1"}])",
-                    kDevices, "{}"),
-              {"error: layer-fields.json:2:37: layers[0].fwd_ms: ValueError: layer 'l0': give fwd_ms_per_sample or "
-               "fwd_ms, not both",
-               "error: layer-fields.json:2:79: layers[0].param_bytes: ValueError: layer 'l0': param_bytes must be >= 0"});
-  check_error("skip-unknown.json",
-              input(kLayers, kDevices, "{}", R"([{"name": "s", "stash": "l0", "pop": "l9"}])"),
+TEST_CASE("pipeline errors: layer fields, skips to unknown layers, and more stages than devices",
+          "[pipeline][errors]") {
+  check_error(
+      "layer-fields.json",
+      input(R"([{"name": "l0", "fwd_ms": 8, "fwd_ms_per_sample": 1, "param_bytes": -5}, {"name": "l1"}])", kDevices,
+            "{}"),
+      {"error: layer-fields.json:2:37: layers[0].fwd_ms: ValueError: layer 'l0': give fwd_ms_per_sample or "
+       "fwd_ms, not both",
+       "error: layer-fields.json:2:79: layers[0].param_bytes: ValueError: layer 'l0': param_bytes must be >= 0"});
+  check_error("skip-unknown.json", input(kLayers, kDevices, "{}", R"([{"name": "s", "stash": "l0", "pop": "l9"}])"),
               {"error: skip-unknown.json:7:47: skips[0].pop: ValueError: skip 's' refers to unknown layer 'l9'"});
   check_error("too-many-stages.json", input(kLayers, kDevices, R"({"stages": 3})"),
               {"error: too-many-stages.json:6:23: options.stages: IndexError: too few devices to hold given "

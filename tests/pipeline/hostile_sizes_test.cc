@@ -27,13 +27,15 @@ bool hostile_has_line(const RunResult& r, const std::string& fragment) {
 
 TEST_CASE("pipeline: parameter bytes summing past 2^62 are a positioned error", "[pipeline][hostile]") {
   // 2^60 fits (times param_scale 2: 2^61); 2^60 + 2^60 times 2 reaches the 2^62 bound.
-  const std::string content = "{\"layers\":[{\"name\":\"a\",\"param_bytes\":1152921504606846976},\n"
-                              "{\"name\":\"b\",\"param_bytes\":1152921504606846976}],"
-                              "\"batch_size\":1,\"devices\":{\"count\":2,\"memory_bytes\":1000000}}";
+  const std::string content =
+      "{\"layers\":[{\"name\":\"a\",\"param_bytes\":1152921504606846976},\n"
+      "{\"name\":\"b\",\"param_bytes\":1152921504606846976}],"
+      "\"batch_size\":1,\"devices\":{\"count\":2,\"memory_bytes\":1000000}}";
   RunResult r = run_pipeline("big-params.json", content);
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
-  CHECK(hostile_has_line(r, "big-params.json:2:27: layers[1].param_bytes: too large: the parameter bytes of layers 0..1"));
+  CHECK(hostile_has_line(r,
+                         "big-params.json:2:27: layers[1].param_bytes: too large: the parameter bytes of layers 0..1"));
 }
 
 TEST_CASE("pipeline: activation bytes times the batch past 2^62 are a positioned error", "[pipeline][hostile]") {
@@ -58,8 +60,9 @@ TEST_CASE("pipeline: balancing beyond layers x stages 10^7 is refused before the
                               R"(,"batch_size":1,"devices":{"count":2000}})";
   RunResult r = run_pipeline("many-stages.json", content);
   CHECK(r.exit_code == 2);
-  CHECK(hostile_has_line(r, "devices.count: too large: balancing 5001 layers into 2000 stages needs layers x stages <= "
-                    "10000000 (found 10002000)"));
+  CHECK(hostile_has_line(r,
+                         "devices.count: too large: balancing 5001 layers into 2000 stages needs layers x stages <= "
+                         "10000000 (found 10002000)"));
   // The same with DeepSpeed's uniform rule needs no search and is planned.
   std::string uniform = content;
   uniform.insert(uniform.size() - 1, R"(,"options":{"balance_by":"uniform"})");
@@ -72,7 +75,8 @@ TEST_CASE("pipeline: the DDP message names the input's own checkpoint value", "[
   RunResult r = run_pipeline("ddp-x.json", content);
   CHECK(r.exit_code == 2);
   CHECK(hostile_has_line(r, "ValueError: checkpoint is not one of 'always', 'except_last', or 'never'"));
-  CHECK(hostile_has_line(r, "ValueError: DistributedDataParallel can wrap Pipe only when checkpoint='never' (got 'x')"));
+  CHECK(
+      hostile_has_line(r, "ValueError: DistributedDataParallel can wrap Pipe only when checkpoint='never' (got 'x')"));
 }
 
 }  // namespace

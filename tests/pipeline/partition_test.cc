@@ -12,7 +12,8 @@ namespace shardplan::pipeline {
 namespace {
 
 // Every composition of `layers` into `stages` positive parts, in lexicographic order.
-void compositions(int layers, int stages, std::vector<int>& prefix, const std::function<void(const std::vector<int>&)>& visit) {
+void compositions(int layers, int stages, std::vector<int>& prefix,
+                  const std::function<void(const std::vector<int>&)>& visit) {
   if (stages == 1) {
     prefix.push_back(layers);
     visit(prefix);
@@ -139,7 +140,7 @@ TEST_CASE("size costs are truncated like torch's profile_sizes (docs/formats/pip
   // a: 3 * 2.5 + 3 * 1.5 = 12.0; b: 1 * 2.5 + 1 * 1.5 = 4.0 -> both exact.
   CHECK(layer_costs(input) == std::vector<double>{12, 4});
   input.layers = {{"c", 1, 3, 0, 0, 0, {}, {}}};  // 3 * 2.5 + 1 * 1.5 = 9.0
-  input.options.param_scale = 1.25;       // 7.5 + 1.25 = 8.75 -> 8
+  input.options.param_scale = 1.25;               // 7.5 + 1.25 = 8.75 -> 8
   CHECK(layer_costs(input) == std::vector<double>{8});
   input.options.balance_by = BalanceBy::kParameters;
   CHECK(layer_costs(input) == std::vector<double>{1});
@@ -148,7 +149,8 @@ TEST_CASE("size costs are truncated like torch's profile_sizes (docs/formats/pip
   CHECK(layer_costs(input) == std::vector<double>{0.75});
 }
 
-TEST_CASE("uniform balance is DeepSpeed's partition_uniform: the first N mod P stages get one more", "[pipeline][partition]") {
+TEST_CASE("uniform balance is DeepSpeed's partition_uniform: the first N mod P stages get one more",
+          "[pipeline][partition]") {
   CHECK(uniform_balance(10, 4) == std::vector<int>{3, 3, 2, 2});
   CHECK(uniform_balance(8, 4) == std::vector<int>{2, 2, 2, 2});
   CHECK(uniform_balance(5, 5) == std::vector<int>{1, 1, 1, 1, 1});

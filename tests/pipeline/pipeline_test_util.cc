@@ -24,8 +24,10 @@ void compare(const nlohmann::json& expected, const nlohmann::json& actual, const
   }
   if (expected.is_object()) {
     for (const auto& [key, value] : expected.items()) {
-      if (!actual.contains(key)) out.push_back(path + "." + key + ": missing");
-      else compare(value, actual[key], path + "." + key, subset, out);
+      if (!actual.contains(key))
+        out.push_back(path + "." + key + ": missing");
+      else
+        compare(value, actual[key], path + "." + key, subset, out);
     }
     if (!subset)
       for (const auto& [key, value] : actual.items())

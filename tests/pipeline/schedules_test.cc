@@ -19,8 +19,9 @@ std::string one_layer_per_stage(int layers, int devices, const std::string& opti
   for (int i = 0; i < layers; ++i)
     list += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) +
             R"(","activation_bytes_per_sample":10,"fwd_ms_per_sample":1,"bwd_ms_per_sample":2})";
-  return R"({"layers":[)" + list + R"(],"input_bytes_per_sample":10,"batch_size":)" + std::to_string(layers == 2 ? 4 : 8) +
-         R"(,"devices":{"count":)" + std::to_string(devices) + R"(},"options":)" + options + "}";
+  return R"({"layers":[)" + list + R"(],"input_bytes_per_sample":10,"batch_size":)" +
+         std::to_string(layers == 2 ? 4 : 8) + R"(,"devices":{"count":)" + std::to_string(devices) + R"(},"options":)" +
+         options + "}";
 }
 
 // A device's tasks as "F0s1@4" (task, micro-batch, stage, start ms), space separated.
@@ -51,7 +52,8 @@ TEST_CASE("1f1b: 2 stages x 4 micro-batches, worked by hand", "[pipeline][schedu
   // Clocks (one task per device, as early as inputs allow): d0 F0 | d0 F1, d1 F0 |
   // d1 B0 | d0 B0, d1 F1 | d0 F2, d1 B1 | d0 B1, d1 F2 | d0 F3, d1 B2 | d0 B2, d1 F3 |
   // d1 B3 | d0 B3.
-  RunResult r = run_pipeline("1f1b.json", one_layer_per_stage(2, 2, R"({"chunks":4,"checkpoint":"never","schedule":"1f1b"})"));
+  RunResult r =
+      run_pipeline("1f1b.json", one_layer_per_stage(2, 2, R"({"chunks":4,"checkpoint":"never","schedule":"1f1b"})"));
   REQUIRE(r.exit_code == 0);
   json plan = json::parse(r.out);
   CHECK(plan["balance"] == json::parse("[1,1]"));
@@ -98,9 +100,10 @@ TEST_CASE("interleaved_1f1b: 4 devices x 8 micro-batches x 2 virtual stages, wor
   // Memory: device d keeps warm-up + 1 micro-batch-stages at its peak (the
   // warm-up forwards and the first steady forward, before the first backward
   // frees one): 11, 9, 7, 5 times 20 bytes = 220, 180, 140, 100.
-  RunResult r = run_pipeline(
-      "interleaved.json",
-      one_layer_per_stage(8, 4, R"({"chunks":8,"checkpoint":"never","schedule":"interleaved_1f1b","virtual_stages":2})"));
+  RunResult r =
+      run_pipeline("interleaved.json",
+                   one_layer_per_stage(
+                       8, 4, R"({"chunks":8,"checkpoint":"never","schedule":"interleaved_1f1b","virtual_stages":2})"));
   REQUIRE(r.exit_code == 0);
   json plan = json::parse(r.out);
   CHECK(plan["balance"] == json::parse("[1,1,1,1,1,1,1,1]"));
@@ -132,9 +135,11 @@ TEST_CASE("interleaved_1f1b_megatron: micro-batches must come in groups of one p
       one_layer_per_stage(8, 4, R"({"chunks":3,"schedule":"interleaved_1f1b_megatron","virtual_stages":2})");
   RunResult r = run_pipeline("interleaved-bad.json", content);
   CHECK(r.exit_code == 2);
-  const std::string column = std::to_string(content.find("\"interleaved_1f1b_megatron\"") + 1);  // one line: column = offset + 1
+  const std::string column =
+      std::to_string(content.find("\"interleaved_1f1b_megatron\"") + 1);  // one line: column = offset + 1
   CHECK(error_lines(r) == std::vector<std::string>{
-                              "error: interleaved-bad.json:1:" + column + ": options.schedule: interleaved_1f1b_megatron needs a "
+                              "error: interleaved-bad.json:1:" + column +
+                              ": options.schedule: interleaved_1f1b_megatron needs a "
                               "multiple of 4 micro-batches (one per device in each group, as Megatron-LM), found 3"});
 }
 
@@ -149,7 +154,8 @@ TEST_CASE("memory-aware balancing uses the chosen schedule's memory", "[pipeline
               R"(","activation_bytes_per_sample":100,"fwd_ms_per_sample":1,"bwd_ms_per_sample":1})";
   auto input = [&](const std::string& schedule) {
     return R"({"layers":[)" + layers + R"(],"batch_size":8,"devices":{"count":2,"memory_bytes":1000},
-      "options":{"chunks":8,"checkpoint":"never","schedule":")" + schedule + R"("}})";
+      "options":{"chunks":8,"checkpoint":"never","schedule":")" +
+           schedule + R"("}})";
   };
   RunResult gpipe = run_pipeline("mem-gpipe.json", input("gpipe"));
   CHECK(gpipe.exit_code == 1);

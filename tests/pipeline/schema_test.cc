@@ -1,17 +1,16 @@
 // schemas/pipeline.schema.json stays true: the example in configs/pipeline/ and the
 // spec's P1 input validate, and what the reader rejects for its shape the schema rejects.
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
+#include <catch2/catch.hpp>
 
 #include "support/json_schema.h"
-#include "support/yaml_json.h"
 #include "support/run_binary.h"
+#include "support/yaml_json.h"
 
 namespace shardplan::testing {
 namespace {
 
 using nlohmann::json;
-
 
 TEST_CASE("pipeline schema: the example and P1 validate; bad shapes do not", "[pipeline][schema]") {
   json schema = load_schema("pipeline.schema.json");

@@ -11,7 +11,6 @@ namespace {
 
 using nlohmann::json;
 
-
 // 4 layers of A = 100 bytes, batch 8, never checkpointed, 1000 bytes per device:
 // GPipe keeps all micro-batches of a stage, 1F1B at most p - j of them.
 std::string small_model(const std::string& options) {
@@ -20,7 +19,8 @@ std::string small_model(const std::string& options) {
     layers += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) +
               R"(","activation_bytes_per_sample":100,"fwd_ms_per_sample":1,"bwd_ms_per_sample":2})";
   return R"({"layers":[)" + layers + R"(],"batch_size":8,"devices":{"count":2,"memory_bytes":1000},
-    "options":)" + options + "}";
+    "options":)" +
+         options + "}";
 }
 
 struct Row {
@@ -54,7 +54,8 @@ std::vector<Row> table_rows(const std::string& out) {
   return rows;
 }
 
-TEST_CASE("pipeline --suggest: ranked by step time, each row is the plan that mode would print", "[pipeline][suggest]") {
+TEST_CASE("pipeline --suggest: ranked by step time, each row is the plan that mode would print",
+          "[pipeline][suggest]") {
   RunResult r = run_pipeline("suggest.json", small_model(R"({"checkpoint":"never"})"), "--suggest --show 3");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
@@ -62,10 +63,10 @@ TEST_CASE("pipeline --suggest: ranked by step time, each row is the plan that mo
   REQUIRE(rows.size() == 3);
   for (std::size_t i = 1; i < rows.size(); ++i) CHECK(rows[i - 1].step_ms <= rows[i].step_ms);
   for (const auto& row : rows) {
-    RunResult plan = run_pipeline("suggested.json",
-                                  small_model(R"({"checkpoint":"never","stages":)" + std::to_string(row.devices) +
-                                              R"(,"chunks":)" + std::to_string(row.chunks) + R"(,"schedule":")" +
-                                              row.schedule + R"("})"));
+    RunResult plan =
+        run_pipeline("suggested.json",
+                     small_model(R"({"checkpoint":"never","stages":)" + std::to_string(row.devices) + R"(,"chunks":)" +
+                                 std::to_string(row.chunks) + R"(,"schedule":")" + row.schedule + R"("})"));
     REQUIRE(plan.exit_code == 0);  // it fits
     CHECK(std::abs(json::parse(plan.out)["step_time_ms"].get<double>() - row.step_ms) < 1e-4);
   }
@@ -108,8 +109,10 @@ TEST_CASE("pipeline: --help has an example; the transformer config plans under a
     CHECK(layers == 26);  // embedding, 24 blocks, head
     CHECK(plan["balance"].size() == (schedule == "interleaved_1f1b" ? 8u : 4u));
     double step = plan["step_time_ms"].get<double>();
-    if (schedule == "gpipe") gpipe_step = step;
-    else CHECK(step < gpipe_step);  // both beat GPipe here: less memory lets them balance by time
+    if (schedule == "gpipe")
+      gpipe_step = step;
+    else
+      CHECK(step < gpipe_step);  // both beat GPipe here: less memory lets them balance by time
   }
   // The same input twice: byte-identical output.
   CHECK(run_pipeline("again.yaml", config).out == run_pipeline("again.yaml", config).out);

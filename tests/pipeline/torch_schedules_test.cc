@@ -197,10 +197,12 @@ TEST_CASE("every schedule on the grid: each action once, in dependency order, on
     CHECK(ok);
     // Dependencies across stages: the simulation (which throws on a deadlock) starts
     // every task after its inputs end; each device runs one action per clock.
-    Timeline timeline = simulate(orders, c.m, stages, [](const Task& t) { return t.kind == TaskKind::kForward ? 1.0 : 2.0; });
+    Timeline timeline =
+        simulate(orders, c.m, stages, [](const Task& t) { return t.kind == TaskKind::kForward ? 1.0 : 2.0; });
     std::map<std::tuple<TaskKind, int, int>, std::pair<double, double>> when;  // start, end
     for (const auto& device : timeline.devices)
-      for (const auto& tt : device) when[std::tuple(tt.task.kind, tt.task.micro_batch, tt.task.stage)] = {tt.start_ms, tt.end_ms};
+      for (const auto& tt : device)
+        when[std::tuple(tt.task.kind, tt.task.micro_batch, tt.task.stage)] = {tt.start_ms, tt.end_ms};
     auto end_of = [&](TaskKind kind, int i, int s) {
       auto it = when.find(std::tuple(kind, i, s));
       return it == when.end() ? -1.0 : it->second.second;
@@ -211,7 +213,8 @@ TEST_CASE("every schedule on the grid: each action once, in dependency order, on
       if (kind == TaskKind::kBackward || kind == TaskKind::kBackwardInput) {
         ok = ok && span.first >= end_of(TaskKind::kForward, i, s);
         if (s + 1 < stages)
-          ok = ok && span.first >= std::max(end_of(TaskKind::kBackward, i, s + 1), end_of(TaskKind::kBackwardInput, i, s + 1));
+          ok = ok && span.first >=
+                         std::max(end_of(TaskKind::kBackward, i, s + 1), end_of(TaskKind::kBackwardInput, i, s + 1));
       }
       if (kind == TaskKind::kBackwardWeight) ok = ok && span.first >= end_of(TaskKind::kBackwardInput, i, s);
     }
@@ -219,8 +222,10 @@ TEST_CASE("every schedule on the grid: each action once, in dependency order, on
     for (const auto& device : timeline.devices)
       for (std::size_t k = 1; k < device.size(); ++k) {
         // Only the second half of an overlapped action shares its clock.
-        if (device[k].task.overlapped) ok = ok && device[k].clock == device[k - 1].clock;
-        else ok = ok && device[k].clock > device[k - 1].clock;
+        if (device[k].task.overlapped)
+          ok = ok && device[k].clock == device[k - 1].clock;
+        else
+          ok = ok && device[k].clock > device[k - 1].clock;
         ok = ok && device[k].start_ms >= device[k - 1].end_ms;
       }
     CHECK(ok);

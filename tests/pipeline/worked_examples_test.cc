@@ -57,8 +57,8 @@ TEST_CASE("pipeline P1: --output writes the same document atomically, nothing on
   CHECK(slurp(out) == to_stdout.out);
   // A bad input leaves no file behind.
   std::filesystem::remove(out);
-  RunResult bad = run_pipeline("p1-bad.json", R"({"layers": {}, "batch_size": 8, "devices": {"count": 2}})",
-                               "-o '" + out + "'");
+  RunResult bad =
+      run_pipeline("p1-bad.json", R"({"layers": {}, "batch_size": 8, "devices": {"count": 2}})", "-o '" + out + "'");
   CHECK(bad.exit_code == 2);
   CHECK(!std::filesystem::exists(out));
 }
@@ -122,7 +122,8 @@ std::string p4_input(bool memory_aware) {
     layers += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) + R"(","param_bytes":)" +
               (i == 0 ? "3000" : "1000") + R"(,"fwd_ms_per_sample":1,"bwd_ms_per_sample":1})";
   return R"({"layers":[)" + layers + R"(],"batch_size":4,"devices":{"count":2,"memory_bytes":7000},
- "options":{"chunks":2,"memory_aware":)" + (memory_aware ? "true" : "false") + "}}";
+ "options":{"chunks":2,"memory_aware":)" +
+         (memory_aware ? "true" : "false") + "}}";
 }
 
 TEST_CASE("pipeline P4: memory-aware balancing", "[pipeline][examples]") {
@@ -151,7 +152,8 @@ std::string p5_input(const std::string& algorithm) {
     layers += std::string(i ? "," : "") + R"({"name":"l)" + std::to_string(i) + R"(","fwd_ms_per_sample":)" +
               std::to_string(f[i]) + "}";
   return R"({"layers":[)" + layers + R"(],"batch_size":1,"devices":{"count":2},
- "options":{"chunks":1,"balance_algorithm":")" + algorithm + R"("}})";
+ "options":{"chunks":1,"balance_algorithm":")" +
+         algorithm + R"("}})";
 }
 
 TEST_CASE("pipeline P5: blockpartition is not optimal", "[pipeline][examples]") {
@@ -174,10 +176,12 @@ TEST_CASE("pipeline §10.1: torch's blockpartition returning an empty block is a
  "devices":{"count":5},"options":{"balance_algorithm":"blockpartition"}})");
   CHECK(r.exit_code == 1);
   CHECK(r.out.empty());
-  CHECK(error_lines(r) == std::vector<std::string>{"error: blockpartition produced an invalid balance [2, 1, 3, 0, 1]"});
+  CHECK(error_lines(r) ==
+        std::vector<std::string>{"error: blockpartition produced an invalid balance [2, 1, 3, 0, 1]"});
 }
 
-TEST_CASE("pipeline skips: a popped skip is extra input of its pop stage and a direct transfer", "[pipeline][examples]") {
+TEST_CASE("pipeline skips: a popped skip is extra input of its pop stage and a direct transfer",
+          "[pipeline][examples]") {
   // Spec §1 and §6: stage 1 ([l2, l3]) takes in a_1 = 100 plus the skip's 30 bytes;
   // checkpoint never, one micro-batch of 8: act = (in + A) * 8 = (130 + 200) * 8 = 2640
   // (stage 0: (50 + 200) * 8 = 2000).

@@ -32,9 +32,7 @@ OptionKey key_of(const json& o) {
   return {o.at("fqn").get<std::string>(), o.at("sharding_type").get<std::string>(),
           o.at("compute_kernel").get<std::string>()};
 }
-std::string label(const OptionKey& k) {
-  return std::get<0>(k) + " " + std::get<1>(k) + "/" + std::get<2>(k);
-}
+std::string label(const OptionKey& k) { return std::get<0>(k) + " " + std::get<1>(k) + "/" + std::get<2>(k); }
 
 // The first figure of the resolved topology that differs from the golden's, or "".
 std::string topology_difference(const Topology& ours, const json& golden) {
@@ -42,14 +40,13 @@ std::string topology_difference(const Topology& ours, const json& golden) {
     const double want = golden.at(key).get<double>();
     return value == want ? "" : fmt::format("topology.{}: ours {} torchrec {}", key, value, want);
   };
-  for (auto diff : {num("world_size", ours.world_size), num("local_world_size", ours.local_world_size),
-                    num("hbm_mem_bw", ours.hbm_mem_bw), num("ddr_mem_bw", ours.ddr_mem_bw),
-                    num("hbm_to_ddr_mem_bw", ours.hbm_to_ddr_mem_bw),
-                    num("intra_host_bw", ours.intra_host_bw), num("inter_host_bw", ours.inter_host_bw),
-                    num("bwd_compute_multiplier", ours.bwd_compute_multiplier),
-                    num("weighted_feature_bwd_compute_multiplier",
-                        ours.weighted_feature_bwd_compute_multiplier),
-                    num("uneven_sharding_perf_multiplier", ours.uneven_sharding_perf_multiplier)})
+  for (auto diff :
+       {num("world_size", ours.world_size), num("local_world_size", ours.local_world_size),
+        num("hbm_mem_bw", ours.hbm_mem_bw), num("ddr_mem_bw", ours.ddr_mem_bw),
+        num("hbm_to_ddr_mem_bw", ours.hbm_to_ddr_mem_bw), num("intra_host_bw", ours.intra_host_bw),
+        num("inter_host_bw", ours.inter_host_bw), num("bwd_compute_multiplier", ours.bwd_compute_multiplier),
+        num("weighted_feature_bwd_compute_multiplier", ours.weighted_feature_bwd_compute_multiplier),
+        num("uneven_sharding_perf_multiplier", ours.uneven_sharding_perf_multiplier)})
     if (!diff.empty()) return diff;
   if (std::string(to_string(ours.compute_device)) != golden.at("compute_device").get<std::string>())
     return "topology.compute_device differs";
@@ -70,14 +67,12 @@ std::string option_difference(const ShardingOption& ours, const json& golden) {
   const ShardingOption want = testing::option_from_golden(golden);
   if (ours.tensor_shape != want.tensor_shape) return "tensor_shape differs";
   if (ours.tensor_element_size != want.tensor_element_size)
-    return fmt::format("tensor_element_size: ours {} torchrec {}", ours.tensor_element_size,
-                       want.tensor_element_size);
+    return fmt::format("tensor_element_size: ours {} torchrec {}", ours.tensor_element_size, want.tensor_element_size);
   if (ours.input_lengths != want.input_lengths)
     return fmt::format("input_lengths: ours [{}] torchrec [{}]", fmt::join(ours.input_lengths, ", "),
                        fmt::join(want.input_lengths, ", "));
   if (ours.partition_by != want.partition_by)
-    return fmt::format("partition_by: ours {} torchrec {}", to_string(ours.partition_by),
-                       to_string(want.partition_by));
+    return fmt::format("partition_by: ours {} torchrec {}", to_string(ours.partition_by), to_string(want.partition_by));
   if (ours.is_pooled != want.is_pooled)
     return fmt::format("is_pooled: ours {} torchrec {}", ours.is_pooled, want.is_pooled);
   if (ours.is_weighted != want.is_weighted)
@@ -124,8 +119,7 @@ TEST_CASE("enumerator and storage estimator match torchrec on every case", "[enu
       continue;
     }
     const Topology topology = build_topology(input.topology);
-    if (auto diff = topology_difference(topology, golden.at("topology")); !diff.empty())
-      problems.push_back(diff);
+    if (auto diff = topology_difference(topology, golden.at("topology")); !diff.empty()) problems.push_back(diff);
 
     const json& error = golden.contains("error") ? golden.at("error") : json();
     const bool enumerator_fails = error.is_object() && error.value("type", "") == "RuntimeError";
@@ -173,8 +167,8 @@ TEST_CASE("enumerator and storage estimator match torchrec on every case", "[enu
     if (problems.empty()) {
       for (std::size_t i = 0; i < options.size() && i < ours.size(); ++i)
         if (key_of(options[i]) != key_of(ours[i])) {
-          problems.push_back(fmt::format("order: option {} is {}, torchrec has {}", i,
-                                         label(key_of(ours[i])), label(key_of(options[i]))));
+          problems.push_back(fmt::format("order: option {} is {}, torchrec has {}", i, label(key_of(ours[i])),
+                                         label(key_of(options[i]))));
           break;
         }
     }
@@ -188,8 +182,8 @@ TEST_CASE("enumerator and storage estimator match torchrec on every case", "[enu
       FAIL_CHECK(message.str());
     }
   }
-  WARN(fmt::format("enumerator parity: {}/{} cases, {}/{} options match", cases_matching,
-                   cases.size(), options_matching, options_total));
+  WARN(fmt::format("enumerator parity: {}/{} cases, {}/{} options match", cases_matching, cases.size(),
+                   options_matching, options_total));
   CHECK(cases_matching == static_cast<int>(cases.size()));
 }
 
@@ -199,8 +193,7 @@ namespace shardplan {
 
 // The scale goldens carry no options, only torchrec's plan: every planned table's
 // shards and storage must be those of our option with the same type and kernel.
-TEST_CASE("enumerator matches the options torchrec planned in the scale cases",
-          "[enumerator][parity][scale]") {
+TEST_CASE("enumerator matches the options torchrec planned in the scale cases", "[enumerator][parity][scale]") {
   int cases_checked = 0, cases_matching = 0;
   const EmbeddingStorageEstimator storage;
   for (const auto& c : testing::golden_cases(/*include_scale=*/true)) {
@@ -225,8 +218,7 @@ TEST_CASE("enumerator matches the options torchrec planned in the scale cases",
         const json shards = testing::expand_shards(entry.at("shards"));
         const auto& mine = it->second->shards;
         if (shards.size() != mine.size()) {
-          problems.push_back(fmt::format("{}: num_shards ours {} torchrec {}", label(k), mine.size(),
-                                         shards.size()));
+          problems.push_back(fmt::format("{}: num_shards ours {} torchrec {}", label(k), mine.size(), shards.size()));
           continue;
         }
         for (std::size_t i = 0; i < shards.size(); ++i) {
@@ -238,9 +230,8 @@ TEST_CASE("enumerator matches the options torchrec planned in the scale cases",
             problems.push_back(fmt::format(
                 "{} shard {}: ours sizes [{}] offsets [{}] hbm {} ddr {}, torchrec sizes [{}] "
                 "offsets [{}] hbm {} ddr {}",
-                label(k), i, fmt::join(mine[i].size, ", "), fmt::join(mine[i].offset, ", "),
-                mine[i].storage->hbm, mine[i].storage->ddr, fmt::join(sizes, ", "),
-                fmt::join(offsets, ", "), want.hbm, want.ddr));
+                label(k), i, fmt::join(mine[i].size, ", "), fmt::join(mine[i].offset, ", "), mine[i].storage->hbm,
+                mine[i].storage->ddr, fmt::join(sizes, ", "), fmt::join(offsets, ", "), want.hbm, want.ddr));
             break;
           }
         }
@@ -297,8 +288,8 @@ TEST_CASE("enumerated options carry torchrec's perf", "[enumerator][parity][perf
         std::string diff;
         for (const auto& [part, values] : parts)
           if (!testing::close_enough(values.first, values.second)) {
-            diff = fmt::format("{} shard {} {}: ours {} torchrec {}", label(key_of(o)), i, part,
-                               values.first, values.second);
+            diff = fmt::format("{} shard {} {}: ours {} torchrec {}", label(key_of(o)), i, part, values.first,
+                               values.second);
             break;
           }
         if (!diff.empty()) {
@@ -314,8 +305,7 @@ TEST_CASE("enumerated options carry torchrec's perf", "[enumerator][parity][perf
     else
       FAIL_CHECK(c.name << ": " << problems.size() << " option(s) differ; first: " << problems.front());
   }
-  WARN(fmt::format("enumerator + perf estimator: {}/{} cases match torchrec's perf", cases_matching,
-                   cases_checked));
+  WARN(fmt::format("enumerator + perf estimator: {}/{} cases match torchrec's perf", cases_matching, cases_checked));
   CHECK(cases_matching == cases_checked);
 }
 
@@ -326,8 +316,7 @@ TEST_CASE("enumerated scale options carry torchrec's perf", "[enumerator][parity
   int cases_checked = 0, cases_matching = 0;
   for (const auto& c : testing::golden_cases(/*include_scale=*/true)) {
     const json golden = testing::load_golden(c);
-    if (golden.contains("options") || golden.contains("options_file") || !golden.contains("plan"))
-      continue;
+    if (golden.contains("options") || golden.contains("options_file") || !golden.contains("plan")) continue;
     ++cases_checked;
     const PlanningInput input = load_case(c.case_path);
     const auto ours = enumerate_options(input, build_topology(input.topology), {&storage, &perf});
@@ -344,9 +333,11 @@ TEST_CASE("enumerated scale options carry torchrec's perf", "[enumerator][parity
         for (std::size_t i = 0; i < shards.size() && i < it->second->shards.size() && problem.empty(); ++i) {
           const Perf a = it->second->shards[i].perf.value_or(Perf{-1, -1, -1, -1, -1});
           const json& b = shards[i].at("perf");
-          const std::pair<const char*, double> parts[] = {
-              {"fwd_compute", a.fwd_compute}, {"fwd_comms", a.fwd_comms}, {"bwd_compute", a.bwd_compute},
-              {"bwd_comms", a.bwd_comms}, {"prefetch_compute", a.prefetch_compute}};
+          const std::pair<const char*, double> parts[] = {{"fwd_compute", a.fwd_compute},
+                                                          {"fwd_comms", a.fwd_comms},
+                                                          {"bwd_compute", a.bwd_compute},
+                                                          {"bwd_comms", a.bwd_comms},
+                                                          {"prefetch_compute", a.prefetch_compute}};
           for (const auto& [part, value] : parts)
             if (problem.empty() && !testing::close_enough(value, b.at(part).get<double>()))
               problem = fmt::format("{} shard {} {}: ours {} torchrec {}", label(k), i, part, value,
@@ -359,8 +350,7 @@ TEST_CASE("enumerated scale options carry torchrec's perf", "[enumerator][parity
     else
       FAIL_CHECK(c.name << ": " << problem);
   }
-  WARN(fmt::format("enumerator + perf estimator, scale plans: {}/{} cases match", cases_matching,
-                   cases_checked));
+  WARN(fmt::format("enumerator + perf estimator, scale plans: {}/{} cases match", cases_matching, cases_checked));
   CHECK(cases_matching == cases_checked);
 }
 

@@ -2,8 +2,8 @@
 // torchrec offers per module kind, device and constraints, in torchrec's order.
 #include <catch2/catch.hpp>
 
-#include "planner/enumerator.h"
 #include "common/python_set_order.h"
+#include "planner/enumerator.h"
 #include "planner/storage_estimator.h"
 #include "planner/topology.h"
 
@@ -12,8 +12,7 @@ namespace {
 
 using Pairs = std::vector<std::pair<std::string, std::string>>;
 
-PlanningInput one_module(ModuleKind kind, std::vector<TableConfig> tables, ComputeDevice device,
-                         int world_size = 4) {
+PlanningInput one_module(ModuleKind kind, std::vector<TableConfig> tables, ComputeDevice device, int world_size = 4) {
   PlanningInput in;
   ModuleConfig m;
   m.path = "m";
@@ -25,8 +24,7 @@ PlanningInput one_module(ModuleKind kind, std::vector<TableConfig> tables, Compu
   return in;
 }
 
-TableConfig table(std::string name, std::int64_t rows = 1000, std::int64_t dim = 64,
-                  DataType type = DataType::kFp32) {
+TableConfig table(std::string name, std::int64_t rows = 1000, std::int64_t dim = 64, DataType type = DataType::kFp32) {
   TableConfig t;
   t.name = std::move(name);
   t.num_embeddings = rows;
@@ -49,8 +47,7 @@ Pairs pairs_of(const std::vector<ShardingOption>& options) {
 
 }  // namespace
 
-TEST_CASE("an unconstrained cuda EBC table gets every type but grid, three kernels each",
-          "[enumerator]") {
+TEST_CASE("an unconstrained cuda EBC table gets every type but grid, three kernels each", "[enumerator]") {
   // Sharding types in the sharder's order (no set when unconstrained); kernels in
   // CPython's set order under PYTHONHASHSEED=0; key_value is guarded.
   const auto options = run(one_module(ModuleKind::kEmbeddingBag, {table("t")}, ComputeDevice::kCuda));
@@ -63,14 +60,15 @@ TEST_CASE("an unconstrained cuda EBC table gets every type but grid, three kerne
   CHECK(options[7].partition_by == PartitionBy::kHost);  // table_column_wise
 }
 
-TEST_CASE("on cpu the EBC sharder has no row-wise kinds; the EC sharder has row_wise",
-          "[enumerator]") {
+TEST_CASE("on cpu the EBC sharder has no row-wise kinds; the EC sharder has row_wise", "[enumerator]") {
   const auto ebc = run(one_module(ModuleKind::kEmbeddingBag, {table("t")}, ComputeDevice::kCpu));
-  CHECK(pairs_of(ebc) == Pairs{{"data_parallel", "dense"}, {"table_wise", "fused"},
-                               {"column_wise", "fused"}, {"table_column_wise", "fused"}});
+  CHECK(pairs_of(ebc) == Pairs{{"data_parallel", "dense"},
+                               {"table_wise", "fused"},
+                               {"column_wise", "fused"},
+                               {"table_column_wise", "fused"}});
   const auto ec = run(one_module(ModuleKind::kEmbedding, {table("t")}, ComputeDevice::kCpu));
-  CHECK(pairs_of(ec) == Pairs{{"data_parallel", "dense"}, {"table_wise", "fused"},
-                              {"column_wise", "fused"}, {"row_wise", "fused"}});
+  CHECK(pairs_of(ec) ==
+        Pairs{{"data_parallel", "dense"}, {"table_wise", "fused"}, {"column_wise", "fused"}, {"row_wise", "fused"}});
   CHECK_FALSE(ec[0].is_pooled);
   CHECK(ebc[0].is_pooled);
 }
@@ -84,8 +82,10 @@ TEST_CASE("grid_shard and key_value appear only when constrained", "[enumerator]
   in.model.constraints["t"] = c;
   const auto options = run(in);
   // Both orders are CPython's set orders (checked with PYTHONHASHSEED=0 python3).
-  CHECK(pairs_of(options) == Pairs{{"table_row_wise", "key_value"}, {"table_row_wise", "fused"},
-                                   {"grid_shard", "key_value"}, {"grid_shard", "fused"}});
+  CHECK(pairs_of(options) == Pairs{{"table_row_wise", "key_value"},
+                                   {"table_row_wise", "fused"},
+                                   {"grid_shard", "key_value"},
+                                   {"grid_shard", "fused"}});
   CHECK(options[2].partition_by == PartitionBy::kMultiHost);
   CHECK(options[2].num_shards() == 4 * 4);  // 4 column blocks x 4 ranks of the host
 }
@@ -119,9 +119,9 @@ TEST_CASE("device_group other than the topology's device drops the table", "[enu
 }
 
 TEST_CASE("option fields: element size, weighting, inputs, cache params", "[enumerator]") {
-  auto in = one_module(ModuleKind::kEmbeddingBag,
-                       {table("a", 100, 16, DataType::kInt8), table("b", 100, 16, DataType::kFp32)},
-                       ComputeDevice::kCuda);
+  auto in =
+      one_module(ModuleKind::kEmbeddingBag,
+                 {table("a", 100, 16, DataType::kInt8), table("b", 100, 16, DataType::kFp32)}, ComputeDevice::kCuda);
   ParameterConstraintsConfig c;
   c.is_weighted = true;
   c.pooling_factors = {3.0, 5.0};
@@ -164,8 +164,7 @@ TEST_CASE("modules come in torchrec's stack order, tables in module order", "[en
     for (const auto& t : m.tables) in.model.constraints[t.name] = tw;
   std::vector<std::string> fqns;
   for (const auto& o : run(in)) fqns.push_back(o.fqn());
-  CHECK(fqns == std::vector<std::string>{"b.b_t1", "b.b_t2", "a.y.a.y_t1", "a.y.a.y_t2",
-                                         "a.x.a.x_t1", "a.x.a.x_t2"});
+  CHECK(fqns == std::vector<std::string>{"b.b_t1", "b.b_t2", "a.y.a.y_t1", "a.y.a.y_t2", "a.x.a.x_t1", "a.x.a.x_t2"});
 }
 
 TEST_CASE("estimators fill every shard", "[enumerator]") {
@@ -182,16 +181,13 @@ TEST_CASE("set intersections follow CPython's order under PYTHONHASHSEED=0", "[e
   CHECK(python_str_hash("row_wise") == 14078459542056447328ULL);
   CHECK(python_str_hash("abcdefgh") == 4574395652268504554ULL);
   CHECK(python_str_hash("") == 0);
-  const std::vector<std::string> all_types{"data_parallel", "table_wise", "column_wise",
-                                           "table_column_wise", "row_wise", "table_row_wise",
-                                           "grid_shard"};
+  const std::vector<std::string> all_types{"data_parallel", "table_wise",     "column_wise", "table_column_wise",
+                                           "row_wise",      "table_row_wise", "grid_shard"};
   // Five elements make CPython resize the table from 8 to 32 slots.
-  CHECK(python_set_intersection({"table_wise", "row_wise", "column_wise", "data_parallel", "grid_shard"},
-                                all_types) ==
+  CHECK(python_set_intersection({"table_wise", "row_wise", "column_wise", "data_parallel", "grid_shard"}, all_types) ==
         std::vector<std::string>{"row_wise", "table_wise", "column_wise", "data_parallel", "grid_shard"});
-  CHECK(python_set_intersection({"fused_uvm", "fused"},
-                                {"fused", "fused_uvm", "fused_uvm_caching", "key_value",
-                                 "ssd_virtual_table", "dram_virtual_table"}) ==
+  CHECK(python_set_intersection({"fused_uvm", "fused"}, {"fused", "fused_uvm", "fused_uvm_caching", "key_value",
+                                                         "ssd_virtual_table", "dram_virtual_table"}) ==
         std::vector<std::string>{"fused", "fused_uvm"});
   CHECK(python_set_intersection({"dense", "fused"}, {"dense"}) == std::vector<std::string>{"dense"});
 }

@@ -11,8 +11,7 @@ namespace {
 // Round bandwidths (bytes/ms) so every expected value can be checked by hand.
 constexpr double kHbm = 1000, kDdr = 100, kHbmToDdr = 40;
 
-std::optional<double> lookup(ComputeDevice device, ComputeKernel kernel,
-                             std::optional<double> ratio = std::nullopt,
+std::optional<double> lookup(ComputeDevice device, ComputeKernel kernel, std::optional<double> ratio = std::nullopt,
                              bool prefetch_pipeline = false) {
   return kernel_bw_lookup(device, kernel, kHbm, kDdr, kHbmToDdr, ratio, prefetch_pipeline);
 }

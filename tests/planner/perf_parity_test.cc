@@ -62,8 +62,7 @@ std::string first_difference(const Perf& got, const Perf& want) {
   };
   for (const auto& [name, values] : parts)
     if (!testing::close_enough(values.first, values.second))
-      return fmt::format("{}: ours {:.17g} != torchrec {:.17g}", name, values.first,
-                         values.second);
+      return fmt::format("{}: ours {:.17g} != torchrec {:.17g}", name, values.first, values.second);
   return "";
 }
 
@@ -86,9 +85,8 @@ TEST_CASE("perf estimator matches torchrec on every option of every case", "[per
       const ShardingOption want = testing::option_from_golden(o);
       ShardingOption got = want;
       complete_option(got, input.model, batch_size);
-      const std::string label =
-          fmt::format("{}: {} {}/{}", c.name, want.fqn(), to_string(want.sharding_type),
-                      to_string(want.compute_kernel));
+      const std::string label = fmt::format("{}: {} {}/{}", c.name, want.fqn(), to_string(want.sharding_type),
+                                            to_string(want.compute_kernel));
       try {
         estimator.estimate(got, context);
       } catch (const std::exception& e) {
@@ -98,8 +96,7 @@ TEST_CASE("perf estimator matches torchrec on every option of every case", "[per
       }
       std::string problem;
       if (got.is_weighted != want.is_weighted)
-        problem = fmt::format("is_weighted: ours {} != torchrec {}", got.is_weighted,
-                              want.is_weighted);
+        problem = fmt::format("is_weighted: ours {} != torchrec {}", got.is_weighted, want.is_weighted);
       for (std::size_t s = 0; problem.empty() && s < want.shards.size(); ++s) {
         std::string diff = first_difference(*got.shards[s].perf, *want.shards[s].perf);
         if (!diff.empty()) problem = fmt::format("shard {}: {}", s, diff);
@@ -113,8 +110,8 @@ TEST_CASE("perf estimator matches torchrec on every option of every case", "[per
     }
     if (case_ok) ++cases_matching;
   }
-  WARN(fmt::format("perf parity: {}/{} cases, {}/{} options match", cases_matching,
-                   cases_with_options, options_matching, options_total));
+  WARN(fmt::format("perf parity: {}/{} cases, {}/{} options match", cases_matching, cases_with_options,
+                   options_matching, options_total));
   CHECK(options_matching == options_total);
 }
 

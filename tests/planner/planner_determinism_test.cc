@@ -8,9 +8,9 @@
 #include <filesystem>
 
 #include "config/loader.h"
-#include "planner_output/plan_json.h"
-#include "planner_output/failure_text.h"
 #include "planner/run.h"
+#include "planner_output/failure_text.h"
+#include "planner_output/plan_json.h"
 #include "support/golden.h"
 
 namespace shardplan::testing {

@@ -2,11 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include "config/loader.h"
-#include "planner_output/failure_text.h"
-#include "planner_output/partition_failure_text.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner/planner.h"
 #include "planner/planner_parity_support.h"
+#include "planner_output/failure_text.h"
+#include "planner_output/partition_failure_text.h"
 
 namespace shardplan::testing {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "config/loader.h"
 #include "planner/planner.h"
-#include "planner/run.h"
-#include "planner_output/stats.h"
 #include "planner/planner_parity_support.h"
 #include "planner/reservations/storage_reservation.h"
+#include "planner/run.h"
+#include "planner_output/stats.h"
 
 #include "planner/partitioners/partitioner_factory.h"
 
@@ -48,8 +48,8 @@ std::string compare_result(const nlohmann::json& golden, const PlanResult& resul
       Storage want{reserved[r]["hbm"].get<std::int64_t>(), reserved[r]["ddr"].get<std::int64_t>()};
       Storage got = result.reservation->reserved.devices.at(r).storage;
       if (want != got) {
-        d << "reserved rank " << r << ": torchrec (" << want.hbm << ", " << want.ddr << ") != ours (" << got.hbm
-          << ", " << got.ddr << ")";
+        d << "reserved rank " << r << ": torchrec (" << want.hbm << ", " << want.ddr << ") != ours (" << got.hbm << ", "
+          << got.ddr << ")";
         return d.str();
       }
     }
@@ -176,14 +176,15 @@ std::string compare_end_to_end(const GoldenCase& c) {
   return "";
 }
 
-TEST_CASE("shardplan plan (enumerator + planner + stats) matches torchrec end to end", "[planner][planner-parity][end-to-end]") {
-  check_every_case(golden_cases(/*include_scale=*/true), "end-to-end parity (plan, per-rank totals, counts, errors, stats text)", compare_end_to_end);
+TEST_CASE("shardplan plan (enumerator + planner + stats) matches torchrec end to end",
+          "[planner][planner-parity][end-to-end]") {
+  check_every_case(golden_cases(/*include_scale=*/true),
+                   "end-to-end parity (plan, per-rank totals, counts, errors, stats text)", compare_end_to_end);
 }
 
 TEST_CASE("planner loop matches torchrec's plan on every golden case", "[planner][planner-parity]") {
   check_every_case(golden_cases(), "planner loop parity (golden options as the search space)", compare_plan);
 }
-
 
 }  // namespace
 }  // namespace shardplan::testing

@@ -41,8 +41,8 @@ std::string compare_scale(const GoldenCase& c, double* seconds) {
           want.at("ranks").get<std::vector<int>>() != ranks)
         return path + "." + name + ": torchrec " + want["sharding_type"].get<std::string>() + "/" +
                want["compute_kernel"].get<std::string>() + " " + want["ranks"].dump() + " != ours " +
-               std::string(to_string(got->sharding_type)) + "/" + std::string(to_string(got->compute_kernel)) +
-               " " + nlohmann::json(ranks).dump();
+               std::string(to_string(got->sharding_type)) + "/" + std::string(to_string(got->compute_kernel)) + " " +
+               nlohmann::json(ranks).dump();
     }
   double want = golden.at("perf_rating").get<double>();
   if (!close_enough(want, run.result.perf_rating)) {

@@ -6,8 +6,8 @@
 // device_group allows the compute device; per-rank totals equal the sums of the
 // shards on each rank; no rank holding shards exceeds its reserved capacity; a second
 // run (one thread, no stats) gives the same plan file and the same error text.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -169,7 +169,8 @@ void check_plan(const json& c, const json& plan) {
   const json partitioner = planner.value("partitioner", json::object());
   const bool one_hbm_cap = partitioner.value("type", std::string("greedy")) == "memory_balanced";
   std::int64_t largest_reserved_hbm = 0;
-  for (const auto& device : reserved) largest_reserved_hbm = std::max(largest_reserved_hbm, device["hbm"].get<std::int64_t>());
+  for (const auto& device : reserved)
+    largest_reserved_hbm = std::max(largest_reserved_hbm, device["hbm"].get<std::int64_t>());
   for (int r = 0; r < world; ++r) {
     INFO("rank " << r);
     const json& got = per_rank[static_cast<std::size_t>(r)];
@@ -185,7 +186,8 @@ void check_plan(const json& c, const json& plan) {
     // HBM, so another rank of a heterogeneous topology may be left below zero;
     // it then takes no shard (nothing fits in negative room).
     if (want.shards > 0) {
-      CHECK(want.hbm <= (one_hbm_cap ? largest_reserved_hbm : reserved[static_cast<std::size_t>(r)]["hbm"].get<std::int64_t>()));
+      CHECK(want.hbm <=
+            (one_hbm_cap ? largest_reserved_hbm : reserved[static_cast<std::size_t>(r)]["hbm"].get<std::int64_t>()));
       CHECK(want.ddr <= reserved[static_cast<std::size_t>(r)]["ddr"].get<std::int64_t>());
     }
   }

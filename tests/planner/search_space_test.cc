@@ -103,8 +103,8 @@ TEST_CASE("a derived option gets the next id, its columns, and keeps earlier ids
   CHECK(space[id].shards[0].storage == Storage{60, 0});
   CHECK(space.total_storage(id) == Storage{60, 0});
   CHECK(space.summary(id).path_id == space.summary(0).path_id);  // a known module path
-  CHECK(space.summary(id).storage_rank == -1);                    // ranked over enumerated options only
-  CHECK(space.tables()[0] == std::vector<OptionId>{0, 2, 4});     // tables list enumerated options
+  CHECK(space.summary(id).storage_rank == -1);                   // ranked over enumerated options only
+  CHECK(space.tables()[0] == std::vector<OptionId>{0, 2, 4});    // tables list enumerated options
   CHECK(&space[0] == first);
   CHECK(space.brief(0).shards == first_shards);
   // Adding the same content again is the same option.

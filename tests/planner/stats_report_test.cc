@@ -72,7 +72,6 @@ TEST_CASE("shard IO sizes follow torchrec's per-type formulas", "[stats]") {
 
 }  // namespace shardplan
 
-
 namespace shardplan {
 
 namespace {

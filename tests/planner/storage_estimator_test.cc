@@ -101,11 +101,9 @@ TEST_CASE("integer division rounds like Python's true division", "[enumerator][s
   const __int128 n = (static_cast<__int128>(3) << 60) + 1;
   CHECK(python_int_true_divide(n, 3) == 1152921504606846976.0);
   // Python: 10**20 / 7 == 1.4285714285714287e+19 (the operands exceed 2^53).
-  CHECK(python_int_true_divide(static_cast<__int128>(100000000000000000LL) * 1000, 7) ==
-        1.4285714285714287e19);
+  CHECK(python_int_true_divide(static_cast<__int128>(100000000000000000LL) * 1000, 7) == 1.4285714285714287e19);
   // Python: (2**80 + 12345) / (2**27 + 1) == 9007199187632129.0
-  CHECK(python_int_true_divide((static_cast<__int128>(1) << 80) + 12345, (1 << 27) + 1) ==
-        9007199187632129.0);
+  CHECK(python_int_true_divide((static_cast<__int128>(1) << 80) + 12345, (1 << 27) + 1) == 9007199187632129.0);
   CHECK(python_int_true_divide(7, 2) == 3.5);
 }
 

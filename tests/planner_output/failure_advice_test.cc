@@ -27,7 +27,8 @@ std::string advice_line_starting(const std::string& text, const std::string& pre
 
 // Whatever the kind, shardplan's own words only.
 void check_plain_words(const std::string& err) {
-  for (const char* leak : {"Storage(", "Perf(", "ShardingOptionGroup", "<torchrec", "0.00 B", "named above", "rank: None"})
+  for (const char* leak :
+       {"Storage(", "Perf(", "ShardingOptionGroup", "<torchrec", "0.00 B", "named above", "rank: None"})
     CHECK(err.find(leak) == std::string::npos);
 }
 
@@ -52,7 +53,8 @@ Storage largest_shard(const std::string& config, const std::string& fqn, const s
   for (const auto& o : doc["options"]) {
     if (o["fqn"] != fqn || o["sharding_type"] != sharding_type || o["compute_kernel"] != kernel) continue;
     for (const auto& s : o["shards"])
-      largest = std::max(largest, Storage{s["storage"]["hbm"].get<std::int64_t>(), s["storage"]["ddr"].get<std::int64_t>()});
+      largest =
+          std::max(largest, Storage{s["storage"]["hbm"].get<std::int64_t>(), s["storage"]["ddr"].get<std::int64_t>()});
   }
   return largest;
 }
@@ -72,7 +74,8 @@ TEST_CASE("advice: a table constrained to table_wise/fused that fits no rank nam
 )";
   const std::string rest = "topology: {world_size: 8, compute_device: cuda, hbm_cap: 32 GiB}\nplanner: {}\n";
   const std::string config = write_scratch(
-      "advice_narrow.yaml", model + "  constraints:\n    big_tw: {sharding_types: [table_wise], compute_kernels: [fused]}\n" + rest);
+      "advice_narrow.yaml",
+      model + "  constraints:\n    big_tw: {sharding_types: [table_wise], compute_kernels: [fused]}\n" + rest);
   const std::string open = write_scratch("advice_open.yaml", model + rest);  // the same without constraints
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
@@ -85,10 +88,13 @@ TEST_CASE("advice: a table constrained to table_wise/fused that fits no rank nam
             gib_text(tw.hbm) + " HBM, largest free rank 27.20 GiB HBM)");
   CHECK(advice_line_starting(r.err, "     fix: ") ==
         "     fix: add column_wise, table_column_wise, row_wise or table_row_wise to "
-        "constraints.big_tw.sharding_types (e.g. row_wise/fused: 8 shards of up to " + gib_text(rw.hbm) + " HBM)");
-  CHECK(advice_line_starting(r.err, "     or: ") ==
-        "     or:  add fused_uvm_caching or fused_uvm to constraints.big_tw.compute_kernels (e.g. table_wise/fused_uvm: "
-        "1 shard of " + gib_text(uvm.hbm) + " HBM + " + gib_text(uvm.ddr) + " DDR)");
+        "constraints.big_tw.sharding_types (e.g. row_wise/fused: 8 shards of up to " +
+            gib_text(rw.hbm) + " HBM)");
+  CHECK(
+      advice_line_starting(r.err, "     or: ") ==
+      "     or:  add fused_uvm_caching or fused_uvm to constraints.big_tw.compute_kernels (e.g. table_wise/fused_uvm: "
+      "1 shard of " +
+          gib_text(uvm.hbm) + " HBM + " + gib_text(uvm.ddr) + " DDR)");
   // The old advice would have sent the user for more devices: no number of them helps.
   CHECK(r.err.find("more devices") == std::string::npos);
   CHECK(plan_exit(config, "--world-size 64") == 1);
@@ -101,19 +107,24 @@ TEST_CASE("advice: HBM short in all says how much more per rank and how many dev
     tables += "        - {name: t" + std::to_string(i) + ", num_embeddings: 4000000, embedding_dim: 256}\n";
     constraints += "    t" + std::to_string(i) + ": {compute_kernels: [fused]}\n";
   }
-  const std::string config = write_scratch("advice_hbm.yaml", "model:\n  name: hbm\n  modules:\n    - path: ebc\n      tables:\n" +
-                                                                  tables + "  constraints:\n" + constraints +
-                                                                  "topology: {world_size: 2, compute_device: cuda, hbm_cap: 16 GiB}\nplanner: {}\n");
+  const std::string config = write_scratch(
+      "advice_hbm.yaml", "model:\n  name: hbm\n  modules:\n    - path: ebc\n      tables:\n" + tables +
+                             "  constraints:\n" + constraints +
+                             "topology: {world_size: 2, compute_device: cuda, hbm_cap: 16 GiB}\nplanner: {}\n");
   RunResult r = run_shardplan("plan --config " + config + " --stats none");
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
   const std::string line = advice_line_starting(r.err, "  1) ");
   std::smatch m;
-  REQUIRE(std::regex_match(line, m, std::regex("  1\\) the smallest proposal needs (" + kBytes + ") HBM, all ranks together have "
-                                               "27.20 GiB HBM for the tables: (" + kBytes + ") more HBM in all, (" + kBytes +
-                                               ") more HBM per rank \\(--hbm-cap (\\d+)GiB\\), or at least (\\d+) devices of "
-                                               "this size \\(--world-size \\5\\)")));
-  CHECK(advice_line_starting(r.err, "  2) ") == "  2) a smaller storage reservation (--reservation-percentage, now 0.15)");
+  REQUIRE(std::regex_match(line, m,
+                           std::regex("  1\\) the smallest proposal needs (" + kBytes +
+                                      ") HBM, all ranks together have "
+                                      "27.20 GiB HBM for the tables: (" +
+                                      kBytes + ") more HBM in all, (" + kBytes +
+                                      ") more HBM per rank \\(--hbm-cap (\\d+)GiB\\), or at least (\\d+) devices of "
+                                      "this size \\(--world-size \\5\\)")));
+  CHECK(advice_line_starting(r.err, "  2) ") ==
+        "  2) a smaller storage reservation (--reservation-percentage, now 0.15)");
   const long hbm = gib_of(line, "--hbm-cap");
   const int devices = std::stoi(m[5]);
   CHECK(plan_exit(config, "--hbm-cap " + std::to_string(hbm) + "GiB") == 0);
@@ -139,8 +150,10 @@ planner: {}
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
   const std::string line = advice_line_starting(r.err, "  1) ");
-  REQUIRE(std::regex_match(line, std::regex("  1\\) the smallest proposal needs " + kBytes + " DDR, all ranks together have "
-                                            "8.00 GiB DDR for the tables: " + kBytes + " more DDR in all, " + kBytes +
+  REQUIRE(std::regex_match(line, std::regex("  1\\) the smallest proposal needs " + kBytes +
+                                            " DDR, all ranks together have "
+                                            "8.00 GiB DDR for the tables: " +
+                                            kBytes + " more DDR in all, " + kBytes +
                                             " more DDR per rank \\(--ddr-cap \\d+GiB\\), or at least 2 devices of this "
                                             "size \\(--world-size 2\\)")));
   CHECK(line.find("--hbm-cap") == std::string::npos);  // HBM is not what is short
@@ -156,9 +169,9 @@ TEST_CASE("advice: a table too big in every option gets the capacity its nearest
   REQUIRE(r.exit_code == 1);
   check_plain_words(r.err);
   const std::string line = advice_line_starting(r.err, "  1) ");
-  REQUIRE(std::regex_match(line, std::regex("  1\\) ebc.huge: its nearest option, row_wise/fused_uvm \\(2 shards of up to " +
-                                            kBytes + " HBM \\+ " + kBytes + " DDR\\), needs " + kBytes +
-                                            " more DDR per rank: --ddr-cap \\d+GiB")));
+  REQUIRE(std::regex_match(
+      line, std::regex("  1\\) ebc.huge: its nearest option, row_wise/fused_uvm \\(2 shards of up to " + kBytes +
+                       " HBM \\+ " + kBytes + " DDR\\), needs " + kBytes + " more DDR per rank: --ddr-cap \\d+GiB")));
   const long ddr = gib_of(line, "--ddr-cap");
   CHECK(plan_exit(config, "--ddr-cap " + std::to_string(ddr) + "GiB") == 0);
   CHECK(plan_exit(config, "--ddr-cap " + std::to_string(ddr - 1) + "GiB") == 1);

@@ -7,8 +7,8 @@
 #include <map>
 
 #include "config/loader.h"
-#include "planner_output/failure_text.h"
 #include "planner/run.h"
+#include "planner_output/failure_text.h"
 #include "support/golden.h"
 
 namespace shardplan::testing {
@@ -49,10 +49,10 @@ TEST_CASE("optimizing: no plan, after searching every option, and why", "[optimi
   }
   const std::map<std::string, std::string> proof_line{
       // One table needs 1.86 TiB of DDR in every option; all ranks hold far less.
-      {"case-infeasible-insufficient-storage.json",
-       "  and no plan exists: the options with the least HBM + DDR need "},
+      {"case-infeasible-insufficient-storage.json", "  and no plan exists: the options with the least HBM + DDR need "},
       // big_tw's only option (table_wise/fused) is larger than any rank.
-      {"case-infeasible-strict-constraints.json", "  and no plan exists: no option of ebc.big_tw fits a rank (above)\n"},
+      {"case-infeasible-strict-constraints.json",
+       "  and no plan exists: no option of ebc.big_tw fits a rank (above)\n"},
   };
   for (const auto& [name, expected] : proof_line) {
     INFO("case " << name);

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/units.h"
-#include "planner_output/partition_failure_text.h"
 #include "planner/search_space.h"
+#include "planner_output/partition_failure_text.h"
 
 namespace shardplan {
 namespace {

@@ -1,33 +1,33 @@
 // `shardplan plan --report FILE`: the real binary writes one self-contained HTML page
 // whose SVG has a column per rank, and whose shard boxes carry the plan file's bytes.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-#include <cstdlib>
 
 #include "config/config_test_util.h"
 #include "config/loader.h"
 #include "config/plan_file.h"
-#include "planner_output/plan_json.h"
-#include "planner_output/plan_report.h"
 #include "planner/rank_load.h"
 #include "planner/run.h"
+#include "planner_output/plan_json.h"
+#include "planner_output/plan_report.h"
 #include "support/regex_count.h"
 #include "support/run_binary.h"
 
 namespace shardplan::testing {
 namespace {
 
-
 TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's per-rank storage", "[output][report]") {
   const std::string plan_path = scratch_prefix() + "report_plan.json";
   const std::string report_path = scratch_prefix() + "report.html";
   std::filesystem::remove(report_path);
-  RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
-                              "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path + " --report " + report_path);
+  RunResult r =
+      run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
+                    "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path + " --report " + report_path);
   REQUIRE(r.exit_code == 0);
   const nlohmann::json plan = nlohmann::json::parse(slurp(plan_path));
   const std::string html = slurp(report_path);
@@ -82,8 +82,8 @@ TEST_CASE("plan --report: one column per rank, shard boxes add up to the plan's 
 TEST_CASE("plan --report: no plan, no report file", "[output][report]") {
   const std::string report_path = scratch_prefix() + "report_infeasible.html";
   std::filesystem::remove(report_path);
-  RunResult r = run_shardplan("plan --config " + kSourceDir + "/configs/examples/infeasible.yaml --stats none --report " +
-                              report_path);
+  RunResult r = run_shardplan("plan --config " + kSourceDir +
+                              "/configs/examples/infeasible.yaml --stats none --report " + report_path);
   CHECK(r.exit_code == 1);
   CHECK_FALSE(std::filesystem::exists(report_path));
 }
@@ -144,7 +144,8 @@ TEST_CASE("plan report: past 64 ranks, heat maps with the worst ranks outlined a
   CHECK(outlined_perf == std::set<int>{46, 47, 48, 49, 50, 51, 52, 53});
   CHECK(outlined_hbm == std::set<int>{92, 93, 94, 95, 96, 97, 98, 99});
   // The worst-ranks table starts with rank 50 (perf) beside rank 99 (HBM), host 6 and 12.
-  CHECK(html.find("<tr><td>50</td><td>6</td><td class=\"num\">100.00</td>") != std::string::npos);  // 5 significant digits
+  CHECK(html.find("<tr><td>50</td><td>6</td><td class=\"num\">100.00</td>") !=
+        std::string::npos);  // 5 significant digits
   CHECK(html.find("<td>99</td><td>12</td>") != std::string::npos);
   CHECK(html.find("<g class=\"rank\"") == std::string::npos);  // no bar rows
 }
@@ -162,7 +163,6 @@ TEST_CASE("plan report: a table name is escaped in the page", "[output][report]"
   CHECK(html.find("t&<x>") == std::string::npos);
   CHECK(html.find("<title>shardplan: m&lt;1&gt;</title>") != std::string::npos);
 }
-
 
 TEST_CASE("plan report: drawn from the computed plan, and equal to the picture of the plan file written from it",
           "[output][report]") {

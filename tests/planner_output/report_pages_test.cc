@@ -24,9 +24,14 @@ TEST_CASE("diff --report: both plans side by side and the tables that moved", "[
   const std::string report_path = scratch_prefix() + "diffreport.html";
   fs::remove(report_path);
   const std::string model = "plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --stats none ";
-  REQUIRE(run_shardplan(model + "--topology " + kSourceDir + "/configs/topology-1x8-80g.yaml -o " + old_path).exit_code == 0);
-  REQUIRE(run_shardplan(model + "--topology " + kSourceDir + "/configs/topology-2x8-80g.yaml -o " + new_path).exit_code == 0);
-  const RunResult r = run_shardplan("diff " + old_path + " " + new_path + " --tolerance 10000% --report " + report_path);
+  REQUIRE(
+      run_shardplan(model + "--topology " + kSourceDir + "/configs/topology-1x8-80g.yaml -o " + old_path).exit_code ==
+      0);
+  REQUIRE(
+      run_shardplan(model + "--topology " + kSourceDir + "/configs/topology-2x8-80g.yaml -o " + new_path).exit_code ==
+      0);
+  const RunResult r =
+      run_shardplan("diff " + old_path + " " + new_path + " --tolerance 10000% --report " + report_path);
   CHECK(r.exit_code == 0);
   const std::string html = slurp(report_path);
   CHECK(html.rfind("<!DOCTYPE html>\n", 0) == 0);
@@ -42,14 +47,15 @@ TEST_CASE("diff --report: both plans side by side and the tables that moved", "[
       std::set<int> old_ranks, new_ranks;
       for (const auto& s : old_table["shards"]) old_ranks.insert(s["rank"].get<int>());
       for (const auto& s : table["shards"]) new_ranks.insert(s["rank"].get<int>());
-      if (old_table["sharding_type"] != table["sharding_type"] || old_table["compute_kernel"] != table["compute_kernel"] ||
-          old_ranks != new_ranks)
+      if (old_table["sharding_type"] != table["sharding_type"] ||
+          old_table["compute_kernel"] != table["compute_kernel"] || old_ranks != new_ranks)
         moved.insert(path + "." + name);
     }
   REQUIRE_FALSE(moved.empty());  // 8 ranks against 16: the layout changes
   CHECK(html.find("<span id=\"moved-count\">" + std::to_string(moved.size()) + "</span>") != std::string::npos);
   CHECK(count_matches(html, std::regex("<tr class=\"moved\" data-table=\"")) == static_cast<int>(moved.size()));
-  for (const auto& table : moved) CHECK(html.find("<tr class=\"moved\" data-table=\"" + table + "\">") != std::string::npos);
+  for (const auto& table : moved)
+    CHECK(html.find("<tr class=\"moved\" data-table=\"" + table + "\">") != std::string::npos);
 
   // Side by side: each plan's header (figures under its own prefix) and every rank.
   CHECK(html.find("id=\"old-max-rank-perf\" data-value=\"" + before["summary"]["max_rank_perf"].dump() + "\"") !=

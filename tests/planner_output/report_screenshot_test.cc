@@ -48,7 +48,8 @@ std::string chromium_command(const std::string& chromium, const std::string& pro
   return "timeout 120 " + chromium +
          " --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-quic --no-first-run"
          " --disable-background-networking"
-         " --disable-component-update --disable-sync --user-data-dir=" + profile;
+         " --disable-component-update --disable-sync --user-data-dir=" +
+         profile;
 }
 
 // The `data-value` of the element with id `id` in `dom`; nullopt when absent.
@@ -69,7 +70,8 @@ TEST_CASE("plan --report in Chromium at 8, 64 and 1 024 ranks: fits the window, 
   const std::string chromium = chromium_path();
   if (chromium.empty()) {
     const char* ci = std::getenv("CI");
-    if (ci && std::string(ci) == "true") FAIL("CI=true but chromium is not installed: the report screenshot test cannot run");
+    if (ci && std::string(ci) == "true")
+      FAIL("CI=true but chromium is not installed: the report screenshot test cannot run");
     WARN("\n*** chromium not found (apt-get install chromium): REPORT SCREENSHOT TEST SKIPPED ***\n");
     note_parity_skipped();
     return;
@@ -151,16 +153,16 @@ TEST_CASE("plan --report in Chromium at 8, 64 and 1 024 ranks: fits the window, 
                   " file://" + fs::absolute(report_path).string() + " >/dev/null 2>&1") == 0);
     REQUIRE(fs::exists(png));
     const std::string summary_path = scratch_prefix() + tag + "_summary.json";
-    REQUIRE(shell("python3 " + kSourceDir + "/tests/planner_output/png_summary.py " + png + " '#4e79a7' >" + summary_path) == 0);
+    REQUIRE(shell("python3 " + kSourceDir + "/tests/planner_output/png_summary.py " + png + " '#4e79a7' >" +
+                  summary_path) == 0);
     const nlohmann::json shot = nlohmann::json::parse(slurp(summary_path));
     INFO("screenshot summary: " << shot.dump());
     CHECK(shot["width"] == 1000);
-    CHECK(shot["colours"].get<int>() > 20);        // text, bars and their anti-aliased edges
+    CHECK(shot["colours"].get<int>() > 20);         // text, bars and their anti-aliased edges
     CHECK(shot["non_white"].get<double>() > 0.05);  // not a blank page
     CHECK(shot["bar_rows"] == world);               // fwd_compute starts every rank's perf bar
   }
 }
-
 
 // The `|`-joined attribute `name` of the DOM's body, split.
 std::vector<std::string> sort_dom_list(const std::string& dom, const std::string& name) {
@@ -193,9 +195,9 @@ TEST_CASE("plan --report in Chromium: the per-table table sorts on a click, and 
   }
   const std::string plan_path = scratch_prefix() + "sort_plan.json";
   const std::string report_path = scratch_prefix() + "sort_report.html";
-  RunResult r = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " +
-                              kSourceDir + "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path +
-                              " --report " + report_path);
+  RunResult r =
+      run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
+                    "/configs/topology-1x8-80g.yaml --stats none -o " + plan_path + " --report " + report_path);
   REQUIRE(r.exit_code == 0);
   const std::string page = slurp(report_path);
   std::vector<std::string> plan_order;  // the tables as the page lists them: the plan's order

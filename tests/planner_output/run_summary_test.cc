@@ -35,7 +35,8 @@ void check_summary(const std::string& summary, const nlohmann::json& stats, cons
   std::size_t at = 0;
 
   // plan: N tables on W ranks (cuda); P proposals tried, F feasible
-  auto head = match_line(lines[at++], R"(plan: (\d+) tables on (\d+) ranks \((\w+)\); (\d+) proposals tried, (\d+) feasible)");
+  auto head =
+      match_line(lines[at++], R"(plan: (\d+) tables on (\d+) ranks \((\w+)\); (\d+) proposals tried, (\d+) feasible)");
   CHECK(std::stoul(head[1]) == stats["parameters"].size());
   CHECK(std::stoi(head[2]) == stats["world_size"].get<int>());
   CHECK(std::stol(head[4]) == stats["num_proposals"].get<long>());
@@ -57,8 +58,8 @@ void check_summary(const std::string& summary, const nlohmann::json& stats, cons
 
   // perf    max-rank X ms on rank R (mean M ms; max D% over the mean)
   REQUIRE(at < lines.size());
-  auto perf = match_line(lines[at++],
-                         R"(perf    max-rank ([\d.]+) ms on rank (\d+) \(mean ([\d.]+) ms; max (-?[\d.]+)% over the mean\))");
+  auto perf = match_line(
+      lines[at++], R"(perf    max-rank ([\d.]+) ms on rank (\d+) \(mean ([\d.]+) ms; max (-?[\d.]+)% over the mean\))");
   CHECK(std::abs(number(perf, 1) - stats["perf"]["max_total"]["value"].get<double>()) <= 0.5e-4);
   CHECK(std::stoi(perf[2]) == stats["perf"]["max_total"]["ranks"][0].get<int>());
   CHECK(std::abs(number(perf, 3) - stats["perf"]["mean_total"].get<double>()) <= 0.5e-4);
@@ -68,8 +69,8 @@ void check_summary(const std::string& summary, const nlohmann::json& stats, cons
   for (const char* kind : {"HBM", "DDR"}) {
     REQUIRE(at < lines.size());
     const bool hbm = std::string(kind) == "HBM";
-    auto m = match_line(lines[at++], std::string(kind) +
-                                         R"( {5}max ([\d.]+) GiB on rank (\d+) of ([\d.]+) GiB usable \(([\d.]+)%\))");
+    auto m = match_line(
+        lines[at++], std::string(kind) + R"( {5}max ([\d.]+) GiB on rank (\d+) of ([\d.]+) GiB usable \(([\d.]+)%\))");
     const auto& ranks = stats["ranks"];
     std::size_t top = 0;
     const char* used_key = hbm ? "used_hbm" : "used_ddr";

@@ -83,7 +83,7 @@ std::vector<ShardingOption> last_proposal_from_text(const std::vector<std::strin
                                                     const std::map<OptionKey, const nlohmann::json*>& options,
                                                     std::int64_t batch_size, std::string* error) {
   const std::map<std::string, std::string> abbr_to_type{
-      {"DP", "data_parallel"}, {"TW", "table_wise"}, {"CW", "column_wise"}, {"RW", "row_wise"},
+      {"DP", "data_parallel"},    {"TW", "table_wise"},          {"CW", "column_wise"}, {"RW", "row_wise"},
       {"TWRW", "table_row_wise"}, {"TWCW", "table_column_wise"}, {"GS", "grid_shard"}};
   std::vector<ShardingOption> out;
   std::size_t i = 0;
@@ -127,8 +127,7 @@ std::map<OptionKey, const nlohmann::json*> options_from_model(const ModelConfig&
       o["tensor_shape"] = {table.num_embeddings, table.embedding_dim};
       // Training EBC/EC store every non-fp32 table as fp16 (2 bytes).
       o["tensor_element_size"] = table.data_type == DataType::kFp32 ? 4 : 2;
-      o["input_lengths"] = c == model.constraints.end() ? std::vector<double>{1.0}
-                                                         : c->second.pooling_factors;
+      o["input_lengths"] = c == model.constraints.end() ? std::vector<double>{1.0} : c->second.pooling_factors;
       o["is_pooled"] = module.kind == ModuleKind::kEmbeddingBag;
       o["is_weighted"] = false;  // the scale models are unweighted
       const auto& cp = entry.at("cache_params");
@@ -173,9 +172,8 @@ TEST_CASE("stats text equals torchrec's EmbeddingStats for every golden case", "
     const auto batch_size = golden.at("batch_size").get<std::int64_t>();
     std::string error;
     const bool has_plan = golden.contains("plan") && !golden.at("plan").is_null();
-    std::vector<ShardingOption> plan =
-        has_plan ? plan_from_golden(ordered.at("plan"), by_key, batch_size, &error)
-                 : last_proposal_from_text(expected, by_key, batch_size, &error);
+    std::vector<ShardingOption> plan = has_plan ? plan_from_golden(ordered.at("plan"), by_key, batch_size, &error)
+                                                : last_proposal_from_text(expected, by_key, batch_size, &error);
     ++compared;
     if (!error.empty()) {
       FAIL_CHECK("case " << c.name << ": " << error);

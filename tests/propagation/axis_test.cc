@@ -37,12 +37,12 @@ TEST_CASE("coexist and cut follow §2", "[propagate]") {
   CHECK(can_coexist(piece(1, 4, 8), piece(2, 4, 8)));
   CHECK_FALSE(can_coexist(piece(1, 4, 12), piece(3, 2, 12)));  // 4 % 3 != 0
 
-  CHECK(cut(whole(4), piece(2, 2, 4)) == piece(1, 2, 4));  // the prefix before y
+  CHECK(cut(whole(4), piece(2, 2, 4)) == piece(1, 2, 4));        // the prefix before y
   CHECK(cut(piece(2, 2, 4), piece(1, 2, 4)) == piece(2, 2, 4));  // no overlap: unchanged
   CHECK(cut(piece(1, 4, 8), piece(2, 2, 8)) == piece(1, 2, 8));
   CHECK_FALSE(cut(piece(2, 2, 4), whole(4)).has_value());
   CHECK_FALSE(cut(piece(1, 4, 12), piece(3, 2, 12)).has_value());  // cannot coexist
-  CHECK(cut(whole(2, 0), whole(2, 1)) == whole(2, 0));            // other axis
+  CHECK(cut(whole(2, 0), whole(2, 1)) == whole(2, 0));             // other axis
   CHECK_FALSE(cut_all(whole(4), {piece(4, 1, 4), whole(4)}).has_value());
 }
 
@@ -90,7 +90,7 @@ TEST_CASE("sharding text parses and prints in canonical form", "[propagate]") {
   CHECK(sharding_text(*resolve_sharding(*whole_piece, mesh, problems), mesh) == "[{a}, {}]");
   CHECK(sharding_text(open_sharding(0), mesh) == "[]");
 
-  for (const char* bad : {"", "[", "[{a}", "[{a},]", "[{a} {b}]", "[{?, a}]", "[{a}], replicated=", "[{a:(2}]",
-                          "[{a}]x"})
+  for (const char* bad :
+       {"", "[", "[{a}", "[{a},]", "[{a} {b}]", "[{?, a}]", "[{a}], replicated=", "[{a:(2}]", "[{a}]x"})
     CHECK_FALSE(parse_sharding_text(bad).has_value());
 }

@@ -229,13 +229,15 @@ std::vector<std::string> run_case(const Case& c) {
 
 TEST_CASE("propagate expectation files", "[propagate]") {
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/tests/propagation"))
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/tests/propagation"))
     if (entry.path().extension() == ".txt") files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   REQUIRE(!files.empty());
   // The JAX-style example modules carry their expected shardings as CHECK lines too.
   std::vector<std::string> modules;
-  for (const auto& entry : std::filesystem::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/configs/propagate"))
+  for (const auto& entry :
+       std::filesystem::directory_iterator(std::string(SHARDPLAN_SOURCE_DIR) + "/configs/propagate"))
     if (entry.path().extension() == ".mlir") modules.push_back(entry.path().string());
   std::sort(modules.begin(), modules.end());
   CHECK(modules.size() >= 6);

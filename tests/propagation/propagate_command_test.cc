@@ -26,9 +26,9 @@ const char* kE1 = R"({"mesh": [["a", 2], ["b", 2], ["c", 2]],
 TEST_CASE("propagate --help lists every flag and an example", "[propagate]") {
   auto r = run_shardplan("propagate --help");
   CHECK(r.exit_code == 0);
-  for (const char* flag : {"--input", "--strategy", "--conservative-propagation", "--keep-sharding-rules",
-                           "--module-dump-directory", "--factor-propagation", "--no-op-priority-propagation",
-                           "--output", "--format"})
+  for (const char* flag :
+       {"--input", "--strategy", "--conservative-propagation", "--keep-sharding-rules", "--module-dump-directory",
+        "--factor-propagation", "--no-op-priority-propagation", "--output", "--format"})
     CHECK(r.out.find(flag) != std::string::npos);
   CHECK(r.out.find("shardplan propagate --input configs/propagate/mlp-2layer.json") != std::string::npos);
 }
@@ -98,8 +98,8 @@ TEST_CASE("propagate reads a program the same through both readers", "[propagate
 
 // The worked example of docs/commands/propagate.md: Megatron-style shardings a JAX user expects.
 TEST_CASE("propagate the README's 2-layer MLP", "[propagate]") {
-  auto r = run_shardplan("propagate --input '" + std::string(SHARDPLAN_SOURCE_DIR) +
-                         "/configs/propagate/mlp-2layer.json'");
+  auto r =
+      run_shardplan("propagate --input '" + std::string(SHARDPLAN_SOURCE_DIR) + "/configs/propagate/mlp-2layer.json'");
   CHECK(r.exit_code == 0);
   CHECK(r.out.find(R"({"name":"h","sharding":"[{data, ?}, {model, ?}]"})") != std::string::npos);
   CHECK(r.out.find(R"({"name":"b1","sharding":"[{model, ?}]"})") != std::string::npos);
@@ -109,7 +109,8 @@ TEST_CASE("propagate the README's 2-layer MLP", "[propagate]") {
 // Shardy warns and goes on when a dump cannot be written (§8).
 TEST_CASE("propagate warns about unwritable dumps and still answers", "[propagate]") {
   std::string input = write_scratch("e1.json", kE1);
-  auto r = run_shardplan("propagate --input '" + input + "' --strategy aggressive --module-dump-directory /dev/null/dumps");
+  auto r =
+      run_shardplan("propagate --input '" + input + "' --strategy aggressive --module-dump-directory /dev/null/dumps");
   CHECK(r.exit_code == 0);
   CHECK(r.err.find("warning: cannot write dump /dev/null/dumps/00.before_propagation.json") != std::string::npos);
   CHECK(r.err.find("warning: cannot write dump /dev/null/dumps/01.after_propagation.json") != std::string::npos);

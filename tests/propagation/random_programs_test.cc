@@ -126,7 +126,9 @@ class RandomProgramGenerator {
     int x = any_tensor();
     std::vector<int> shape = tensors_[x].shape;
     switch (pick(0, 8)) {
-      case 0: op("negate", {x}, add_tensor(shape, pick(0, 3) == 0)); break;
+      case 0:
+        op("negate", {x}, add_tensor(shape, pick(0, 3) == 0));
+        break;
       case 1: {  // a binary op on two tensors of one shape (x itself when no other fits)
         int y = x;
         for (int tries = 0; tries < 4; ++tries) {
@@ -158,7 +160,8 @@ class RandomProgramGenerator {
         int d = pick(0, 1);
         int r = add_tensor({shape[1 - d]}, pick(0, 3) == 0);
         op("reduce", {x}, r, ", \"dimensions\": [" + std::to_string(d) + "]");
-        op("broadcast_in_dim", {r}, add_tensor(shape, false), ", \"broadcast_dimensions\": [" + std::to_string(1 - d) + "]");
+        op("broadcast_in_dim", {r}, add_tensor(shape, false),
+           ", \"broadcast_dimensions\": [" + std::to_string(1 - d) + "]");
         break;
       }
       case 5: {  // [m, n] -> [m * n / 2, 2] or back to rank 2 from rank 1
@@ -203,7 +206,6 @@ std::vector<TensorSharding> run_strategy(const Program& program, std::vector<Ite
   return driver.state().shardings;
 }
 
-
 const char* const kRandomStrategies[] = {"basic", "aggressive", "op-priority", "user-priority"};
 
 }  // namespace
@@ -242,7 +244,8 @@ TEST_CASE("random programs: closed dims stay, open dims grow, results are valid 
     }
     CHECK(run_strategy(program, &second_iterations) == result);
     REQUIRE(second_iterations.size() == first_iterations.size());
-    for (std::size_t i = 0; i < first_iterations.size(); ++i) CHECK(second_iterations[i].changed == first_iterations[i].changed);
+    for (std::size_t i = 0; i < first_iterations.size(); ++i)
+      CHECK(second_iterations[i].changed == first_iterations[i].changed);
   }
   CHECK(programs == 120);
 }

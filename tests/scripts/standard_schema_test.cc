@@ -18,7 +18,6 @@
 namespace shardplan::testing {
 namespace {
 
-
 // The Pythons that import jsonschema: Debian's own (4.10 resolves $ref through a
 // relative $id and failed on ours) and python3 on PATH when it is another one.
 std::vector<std::string> pythons_with_jsonschema() {
@@ -57,10 +56,9 @@ TEST_CASE("schemas: python3-jsonschema validates plan, enumerate, explain and ca
   const std::string schemas = kSourceDir + "/schemas/";
   for (const auto& python : pythons) {
     INFO("validated by " << python);
-    RunResult valid =
-        check_schemas(python, schemas + "plan.schema.json=" + plan + " " + schemas +
-                                  "enumerate.schema.json=" + options + " " + schemas + "case.schema.json=" + example +
-                                  " " + schemas + "explain.schema.json=" + explained);
+    RunResult valid = check_schemas(
+        python, schemas + "plan.schema.json=" + plan + " " + schemas + "enumerate.schema.json=" + options + " " +
+                    schemas + "case.schema.json=" + example + " " + schemas + "explain.schema.json=" + explained);
     CHECK(valid.out == plan + ": ok\n" + options + ": ok\n" + example + ": ok\n" + explained + ": ok\n");
     CHECK(valid.exit_code == 0);
 

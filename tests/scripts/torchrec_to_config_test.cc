@@ -2,10 +2,10 @@
 // validates and plans with the real binary. Stand-ins (tests/scripts/torchrec_stand_ins.py,
 // torchrec's attribute names and enum kinds) run everywhere; real torchrec objects
 // (torchrec_real.py) only where torch and torchrec import, else the test says it skipped.
+#include <sys/wait.h>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include "config/config_test_util.h"
 #include "support/golden.h"
@@ -14,17 +14,17 @@
 namespace shardplan::testing {
 namespace {
 
-
 // Runs the converter on `module:function`; returns its exit code.
 int convert(const std::string& source, const std::string& out) {
-  const std::string command = "PYTHONPATH='" + kSourceDir + "/tests/scripts:" + kSourceDir + "/scripts' python3 '" + kSourceDir +
-                              "/scripts/torchrec_to_config.py' " + source + " '" + out + "' >'" + out +
+  const std::string command = "PYTHONPATH='" + kSourceDir + "/tests/scripts:" + kSourceDir + "/scripts' python3 '" +
+                              kSourceDir + "/scripts/torchrec_to_config.py' " + source + " '" + out + "' >'" + out +
                               ".log' 2>&1";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-TEST_CASE("torchrec_to_config: torchrec-shaped modules, constraints and topology plan with shardplan", "[scripts][torchrec]") {
+TEST_CASE("torchrec_to_config: torchrec-shaped modules, constraints and topology plan with shardplan",
+          "[scripts][torchrec]") {
   const std::string out = scratch_prefix() + "from_torchrec_stand_ins.json";
   REQUIRE(convert("torchrec_stand_ins:model", out) == 0);
   const nlohmann::json c = nlohmann::json::parse(slurp(out));
@@ -61,7 +61,7 @@ TEST_CASE("torchrec_to_config: real torchrec objects, where torchrec imports", "
   const int code = convert("torchrec_real:model", out);
   if (code == 3) {
     WARN("\n*** torch/torchrec not importable (" << slurp(out + ".log")
-                                               << "): REAL-TORCHREC CONVERSION TEST SKIPPED ***\n");
+                                                 << "): REAL-TORCHREC CONVERSION TEST SKIPPED ***\n");
     note_parity_skipped();
     return;
   }

@@ -19,11 +19,9 @@ std::optional<std::string> cases_dir() {
   if (fs::is_directory(dir)) return fs::canonical(dir).string();
   const char* ci = std::getenv("CI");
   if (ci && std::string(ci) == "true") {
-    FAIL("CI=true but ../shared/cases is missing at " << dir.string()
-                                                      << ": the parity tests cannot run");
+    FAIL("CI=true but ../shared/cases is missing at " << dir.string() << ": the parity tests cannot run");
   }
-  WARN("\n*** ../shared/cases not found (" << dir.string()
-                                           << "): PARITY TESTS SKIPPED ***\n");
+  WARN("\n*** ../shared/cases not found (" << dir.string() << "): PARITY TESTS SKIPPED ***\n");
   note_parity_skipped();
   return std::nullopt;
 }
@@ -107,8 +105,7 @@ nlohmann::json golden_options(const GoldenCase& c, const nlohmann::json& golden)
   if (golden.contains("options")) {
     options = golden.at("options");
   } else if (golden.contains("options_file")) {
-    fs::path sidecar = fs::path(c.golden_path).parent_path() /
-                       golden.at("options_file").get<std::string>();
+    fs::path sidecar = fs::path(c.golden_path).parent_path() / golden.at("options_file").get<std::string>();
     options = nlohmann::json::parse(gunzip(sidecar.string()));
   } else {
     return nlohmann::json::array();
@@ -146,11 +143,11 @@ ShardingOption option_from_golden(const nlohmann::json& o) {
     shard.size = shard_dims(s.at("sizes"));
     shard.offset = shard_dims(s.at("offsets"));
     const auto& p = s.at("perf");
-    shard.perf = Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
-                      p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),
-                      p.at("prefetch_compute").get<double>()};
-    shard.storage = Storage{s.at("storage").at("hbm").get<std::int64_t>(),
-                            s.at("storage").at("ddr").get<std::int64_t>()};
+    shard.perf =
+        Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(), p.at("bwd_compute").get<double>(),
+             p.at("bwd_comms").get<double>(), p.at("prefetch_compute").get<double>()};
+    shard.storage =
+        Storage{s.at("storage").at("hbm").get<std::int64_t>(), s.at("storage").at("ddr").get<std::int64_t>()};
     if (s.contains("rank")) shard.rank = s.at("rank").get<int>();
     opt.shards.push_back(std::move(shard));
   }

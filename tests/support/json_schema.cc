@@ -18,7 +18,8 @@ class MiniValidator {
  public:
   explicit MiniValidator(const json& root) : root_(root) {}
 
-  void validate(const json& schema, const json& value, const std::string& path, std::vector<std::string>& errors) const {
+  void validate(const json& schema, const json& value, const std::string& path,
+                std::vector<std::string>& errors) const {
     if (schema.contains("$ref")) {
       std::string ref = schema["$ref"];
       REQUIRE(ref.rfind("#/$defs/", 0) == 0);
@@ -87,7 +88,8 @@ class MiniValidator {
         matches += sub.empty() ? 1 : 0;
       }
       bool ok = std::string(combinator) == "oneOf" ? matches == 1 : matches >= 1;
-      if (!ok) errors.push_back(path + ": " + value.dump() + " matches " + std::to_string(matches) + " of " + combinator);
+      if (!ok)
+        errors.push_back(path + ": " + value.dump() + " matches " + std::to_string(matches) + " of " + combinator);
     }
   }
 
@@ -104,7 +106,9 @@ class MiniValidator {
     if (t == "string") return value.is_string();
     if (t == "boolean") return value.is_boolean();
     if (t == "null") return value.is_null();
-    if (t == "integer") return value.is_number_integer() || (value.is_number_float() && value.get<double>() == std::floor(value.get<double>()));
+    if (t == "integer")
+      return value.is_number_integer() ||
+             (value.is_number_float() && value.get<double>() == std::floor(value.get<double>()));
     if (t == "number") return value.is_number();
     return false;
   }

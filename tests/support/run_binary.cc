@@ -20,8 +20,8 @@ std::string slurp(const std::string& path) {
 RunResult run_shardplan_with_stdin(const std::string& args, const std::string& stdin_path) {
   std::string out = scratch_prefix() + "run.out";
   std::string err = scratch_prefix() + "run.err";
-  std::string command = std::string("'") + SHARDPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "' <'" +
-                        stdin_path + "'";
+  std::string command =
+      std::string("'") + SHARDPLAN_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "' <'" + stdin_path + "'";
   int status = std::system(command.c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -3,8 +3,8 @@
 // integers or numbers where they read as such.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
 
 namespace shardplan::testing {
 

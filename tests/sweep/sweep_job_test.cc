@@ -89,8 +89,7 @@ TEST_CASE("run_plan with a stop: polled between proposals, a stopped run has no 
 
 SweepGrid sweep_job_test_grid() { return read_sweep_grid("", {"world_size=2,4", "hbm_cap=8 GiB,16 GiB"}); }
 
-TEST_CASE("sweep points past their timeout: every point a whole TIMEOUT row, the sweep goes on",
-          "[sweep][timeout]") {
+TEST_CASE("sweep points past their timeout: every point a whole TIMEOUT row, the sweep goes on", "[sweep][timeout]") {
   const PlanningInput input = load_case(kQuickstartConfig);
   const SweepGrid grid = sweep_job_test_grid();
   const std::vector<std::size_t> all{0, 1, 2, 3};
@@ -118,11 +117,12 @@ TEST_CASE("sweep points past their timeout: every point a whole TIMEOUT row, the
     }
     // The row says so, and is the same whatever the thread count (no timing in it).
     const SweepRowContext context{"0123456789abcdef", &grid};
-    CHECK(render_sweep_row(SweepFormat::kJsonl, context, results[1], "") ==
-          "{\"sweep\":\"0123456789abcdef\",\"index\":1,\"points\":4,\"values\":{\"world_size\":2,\"hbm_cap\":\"16 GiB\"},"
-          "\"feasible\":false,\"failure\":\"TIMEOUT\",\"failure_stage\":\"timeout\",\"max_rank_perf_ms\":null,"
-          "\"max_hbm_bytes\":null,\"max_hbm_fraction\":null,\"max_ddr_bytes\":null,\"max_ddr_fraction\":null,"
-          "\"imbalance\":null,\"throughput_samples_per_s\":null,\"proposals\":0,\"plan\":null}\n");
+    CHECK(
+        render_sweep_row(SweepFormat::kJsonl, context, results[1], "") ==
+        "{\"sweep\":\"0123456789abcdef\",\"index\":1,\"points\":4,\"values\":{\"world_size\":2,\"hbm_cap\":\"16 GiB\"},"
+        "\"feasible\":false,\"failure\":\"TIMEOUT\",\"failure_stage\":\"timeout\",\"max_rank_perf_ms\":null,"
+        "\"max_hbm_bytes\":null,\"max_hbm_fraction\":null,\"max_ddr_bytes\":null,\"max_ddr_fraction\":null,"
+        "\"imbalance\":null,\"throughput_samples_per_s\":null,\"proposals\":0,\"plan\":null}\n");
   }
   // An hour is never reached here: the points are planned as without a timeout.
   SweepRunSettings generous;
@@ -150,8 +150,7 @@ class SweepEventRecorder final : public SweepPointListener {
   std::mutex mutex_;
 };
 
-TEST_CASE("sweep listener: each point starts once and ends once after it started, on any thread",
-          "[sweep][log]") {
+TEST_CASE("sweep listener: each point starts once and ends once after it started, on any thread", "[sweep][log]") {
   const PlanningInput input = load_case(kQuickstartConfig);
   const SweepGrid grid = read_sweep_grid("", {"world_size=1,2,4,8", "hbm_cap=100 MiB,16 GiB", "ddr_cap=1 MiB"});
   const std::vector<std::size_t> all{0, 1, 2, 3, 4, 5, 6, 7};

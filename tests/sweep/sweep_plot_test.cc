@@ -5,9 +5,9 @@
 #include <catch2/catch.hpp>
 #include <sstream>
 
-#include "support/xml.h"
-#include "common/chart_scale.h"
 #include <algorithm>
+#include "common/chart_scale.h"
+#include "support/xml.h"
 
 namespace shardplan {
 namespace {
@@ -83,7 +83,8 @@ TEST_CASE("sweep plot: three panels, a marker and vertex per feasible point, inf
   double lowest_panel_bottom = 0;
   for (const XmlElement* rect : root->descendants())
     if (rect->name == "rect" && rect->attribute("stroke") == "#888")
-      lowest_panel_bottom = std::max(lowest_panel_bottom, std::stod(rect->attribute("y")) + std::stod(rect->attribute("height")));
+      lowest_panel_bottom =
+          std::max(lowest_panel_bottom, std::stod(rect->attribute("y")) + std::stod(rect->attribute("height")));
   for (const XmlElement* text : with_class(*root, "text", "legend")) {
     legend.push_back(text->text);
     CHECK(std::stod(text->attribute("y")) > lowest_panel_bottom);
@@ -150,7 +151,8 @@ TEST_CASE("sweep plot: a field spanning 8x or more is drawn on a log scale", "[s
   std::vector<double> x;
   for (const XmlElement* tick : with_class(*root, "text", "x-tick")) x.push_back(std::stod(tick->attribute("x")));
   REQUIRE(x.size() == 3 * 8);
-  for (std::size_t i = 2; i < 8; ++i) CHECK(x[i] - x[i - 1] == Approx(x[1] - x[0]).margin(0.15));  // doubling: even steps
+  for (std::size_t i = 2; i < 8; ++i)
+    CHECK(x[i] - x[i - 1] == Approx(x[1] - x[0]).margin(0.15));  // doubling: even steps
   CHECK(svg.find("(log scale)") != std::string::npos);
 }
 

@@ -20,7 +20,6 @@ using shardplan::testing::yaml_to_json;
 using testing::load_schema;
 using testing::schema_errors;
 
-
 TEST_CASE("sweep schema: grid keys and enums equal the field and name tables", "[sweep][schema]") {
   const json schema = load_schema("sweep.schema.json");
   std::set<std::string> keys;

@@ -70,9 +70,9 @@ TEST_CASE("sweep summary: best points and the Pareto front of perf against HBM",
   table.fields = {"partitioner"};
   // perf (ms), HBM (bytes): a (3, 10), b (2, 20), c (2.5, 30: b beats it in both),
   // d infeasible, e (1, 40), f (1, 50: e has the same perf with less HBM).
-  table.rows = {table_row(0, "a", 3, 10, 100), table_row(1, "b", 2, 20, 400), table_row(2, "c", 2.5, 30, 300),
-                table_row(3, "d", std::nullopt, std::nullopt, std::nullopt), table_row(4, "e", 1, 40, 200),
-                table_row(5, "f", 1, 50, 500)};
+  table.rows = {table_row(0, "a", 3, 10, 100),   table_row(1, "b", 2, 20, 400),
+                table_row(2, "c", 2.5, 30, 300), table_row(3, "d", std::nullopt, std::nullopt, std::nullopt),
+                table_row(4, "e", 1, 40, 200),   table_row(5, "f", 1, 50, 500)};
   CHECK(sweep_pareto_front(table) == std::vector<std::size_t>{0, 1, 4});
   const std::string summary = render_sweep_summary(table, 12.34);
   CHECK(summary.rfind("sweep: 6 points, 5 feasible, 1 infeasible, 12.3 s\nbest points:\n", 0) == 0);

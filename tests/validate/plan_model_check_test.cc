@@ -60,7 +60,7 @@ TEST_CASE("plan check: a stale plan names every difference", "[validate]") {
   model.modules[0].tables[0].num_embeddings = 120;  // grew since the plan
   TableConfig c = model.modules[0].tables[1];
   c.name = "c";
-  model.modules[0].tables.push_back(c);  // new table
+  model.modules[0].tables.push_back(c);                                // new table
   model.modules[0].tables.erase(model.modules[0].tables.begin() + 1);  // "b" dropped
   CHECK(plan_model_differences(plan_check_plan(), model, 2) ==
         std::vector<std::string>{"sparse.ebc.c: in the model, not in the plan",

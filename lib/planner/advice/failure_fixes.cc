@@ -44,9 +44,10 @@ class CapacityInverse {
 };
 
 OptionFit fit_of(const ShardingOption& option, std::vector<std::string> excluded_by = {}) {
-  OptionFit fit{option.sharding_type, option.compute_kernel, option.num_shards(), {}, option.total_storage(),
-                std::move(excluded_by)};
-  for (const auto& shard : option.shards) fit.largest_shard = std::max(fit.largest_shard, shard.storage.value_or(Storage{}));
+  OptionFit fit{option.sharding_type,   option.compute_kernel, option.num_shards(), {},
+                option.total_storage(), std::move(excluded_by)};
+  for (const auto& shard : option.shards)
+    fit.largest_shard = std::max(fit.largest_shard, shard.storage.value_or(Storage{}));
   return fit;
 }
 
@@ -122,14 +123,18 @@ void describe_fixes(PlanFailure& failure, const PlanningInput& input, const Topo
   if (fix.more_total.hbm > 0) {
     const std::int64_t per_rank = global.hbm / ranks;
     fix.hbm_cap = inverse.hbm_cap(per_rank + fix.more_per_rank.hbm);
-    if (per_rank > 0) devices = std::max(devices, ceil_div(lowest.hbm, per_rank));
-    else devices = 0;
+    if (per_rank > 0)
+      devices = std::max(devices, ceil_div(lowest.hbm, per_rank));
+    else
+      devices = 0;
   }
   if (fix.more_total.ddr > 0) {
     const std::int64_t per_rank = global.ddr / ranks;
     fix.ddr_cap = inverse.ddr_cap(per_rank + fix.more_per_rank.ddr);
-    if (per_rank > 0 && devices > 0) devices = std::max(devices, ceil_div(lowest.ddr, per_rank));
-    else devices = 0;
+    if (per_rank > 0 && devices > 0)
+      devices = std::max(devices, ceil_div(lowest.ddr, per_rank));
+    else
+      devices = 0;
   }
   if (devices > ranks && devices <= std::numeric_limits<int>::max()) fix.world_size = static_cast<int>(devices);
   failure.total_fix = fix;

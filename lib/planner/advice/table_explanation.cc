@@ -62,11 +62,12 @@ TableExplanation explain_table(const ExplainedRun& run, const PlanningInput& inp
   for (OptionId id = 0; id < enumerated.size(); ++id) {
     const ShardingOption& option = enumerated[id];
     if (option.fqn() != fqn) continue;
-    ExplainedOption e{option, OptionVerdict::kNeverProposed, {}, recorder.counts(id),
-                      !fits_somewhere(option, out.largest_rank_free)};
+    ExplainedOption e{
+        option, OptionVerdict::kNeverProposed, {}, recorder.counts(id), !fits_somewhere(option, out.largest_rank_free)};
     // The plan holds the option (with its ranks) or, after offload_scaleup, a copy
     // with another cache load factor: the same sharding type and kernel.
-    if (chosen && !chosen_seen && chosen->sharding_type == option.sharding_type && chosen->compute_kernel == option.compute_kernel) {
+    if (chosen && !chosen_seen && chosen->sharding_type == option.sharding_type &&
+        chosen->compute_kernel == option.compute_kernel) {
       e.verdict = OptionVerdict::kChosen;
       chosen_seen = true;
       e.option = *chosen;

@@ -11,7 +11,6 @@
 #include "common/names.h"
 #include "config/config.h"
 #include "planner/planner.h"
-#include "planner/planner.h"
 #include "planner/search_space.h"
 
 namespace shardplan {
@@ -32,8 +31,8 @@ inline constexpr NameTable<OptionVerdict, 5> kOptionVerdictNames{{
 class OptionVerdictRecorder : public ProposalObserver {
  public:
   struct Counts {
-    int proposals = 0;                 // evaluated proposals containing the option
-    int placed = 0;                    // of those, placed
+    int proposals = 0;                  // evaluated proposals containing the option
+    int placed = 0;                     // of those, placed
     std::optional<double> best_rating;  // the best rating of a placed one
   };
   void on_verdict(const Proposal& proposal, std::optional<double> rating) override;

@@ -10,9 +10,7 @@ namespace shardplan {
 
 namespace {
 
-int whole_hosts(const Topology& topology) {
-  return topology.world_size / std::max(topology.local_world_size, 1);
-}
+int whole_hosts(const Topology& topology) { return topology.world_size / std::max(topology.local_world_size, 1); }
 
 bool has_multi_host_option(const SearchSpace& space, const Proposal& proposal) {
   return std::any_of(proposal.begin(), proposal.end(),

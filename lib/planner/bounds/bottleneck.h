@@ -15,16 +15,16 @@ struct BottleneckTable {
   std::string fqn;
   ShardingType sharding_type = ShardingType::kTableWise;
   ComputeKernel compute_kernel = ComputeKernel::kFused;
-  double perf = 0;  // sum of the perf totals of its shards on the rank (ms)
+  double perf = 0;     // sum of the perf totals of its shards on the rank (ms)
   int num_shards = 0;  // its shards on the rank
 };
 
 // The rank with the largest perf total and its heaviest tables.
 struct Bottleneck {
-  int rank = -1;           // -1 for a plan with no placed shard
-  double perf = 0;         // that rank's total (the NoopPerfModel rating), ms
-  double mean_perf = 0;    // mean over all ranks, ms
-  int num_tables = 0;      // tables with a shard on the rank
+  int rank = -1;                        // -1 for a plan with no placed shard
+  double perf = 0;                      // that rank's total (the NoopPerfModel rating), ms
+  double mean_perf = 0;                 // mean over all ranks, ms
+  int num_tables = 0;                   // tables with a shard on the rank
   std::vector<BottleneckTable> tables;  // heaviest first (plan order on a tie), at most `top`
 };
 

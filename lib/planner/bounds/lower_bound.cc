@@ -15,7 +15,7 @@ namespace {
 // One table's usable options and their levels (see levels below).
 struct TableFacts {
   std::vector<BoundOptionFacts> options;  // usable options only
-  std::vector<double> levels;        // per option; +infinity: cannot be placed beside the forced loads
+  std::vector<double> levels;             // per option; +infinity: cannot be placed beside the forced loads
   bool all_forced = false;
 };
 
@@ -113,7 +113,8 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // device loads sum to the chosen options' total perfs, each at least its table's
   // least total perf; the largest load is at least the mean of the loads.
   double least_work = 0;
-  for (const TableFacts& t : tables) least_work += least(t.options, [](const BoundOptionFacts& o) { return o.total_perf; });
+  for (const TableFacts& t : tables)
+    least_work += least(t.options, [](const BoundOptionFacts& o) { return o.total_perf; });
   add(BoundKind::kAverageWork, least_work / ranks);
 
   // largest_shard. Whichever option a table takes, its largest shard lies whole on
@@ -192,8 +193,7 @@ LowerBound compute_lower_bound(const BoundInput& input) {
       const BoundOptionFacts& o = tables[t].options[k];
       if (tables[t].levels[k] == kInfinity) continue;  // no plan can choose it
       items[t].push_back(WorkItem{o.total_perf, static_cast<double>(o.total_storage.hbm),
-                                  static_cast<double>(o.total_storage.ddr), tables[t].levels[k],
-                                  o.largest_shard_perf});
+                                  static_cast<double>(o.total_storage.ddr), tables[t].levels[k], o.largest_shard_perf});
     }
   Storage capacity;
   for (int i = 0; i < ranks; ++i) capacity += devices.free(i);

@@ -27,14 +27,14 @@ namespace shardplan {
 
 // The bounds computed, cheapest argument first; the reported bound is the largest.
 enum class BoundKind {
-  kAverageWork,        // least total work of every table, spread evenly over the ranks
-  kLargestShard,       // the largest shard no option of some table avoids
-  kForcedLoad,         // what uniform options put on one rank whatever the choice
-  kForcedLoadPlusShard,// a table's largest shard on top of the least forced load it can join
-  kMemoryWork,         // average work when the cheap options do not fit in total memory
-  kShardLimitedWork,   // average work when options whose own load exceeds the level are ruled out
-  kHostLocalWork,      // what must land on the k-th device of the hosts, spread over the hosts
-  kBranchAndBound,     // the exact search's (planner/exact): only under --partitioner optimizing
+  kAverageWork,          // least total work of every table, spread evenly over the ranks
+  kLargestShard,         // the largest shard no option of some table avoids
+  kForcedLoad,           // what uniform options put on one rank whatever the choice
+  kForcedLoadPlusShard,  // a table's largest shard on top of the least forced load it can join
+  kMemoryWork,           // average work when the cheap options do not fit in total memory
+  kShardLimitedWork,     // average work when options whose own load exceeds the level are ruled out
+  kHostLocalWork,        // what must land on the k-th device of the hosts, spread over the hosts
+  kBranchAndBound,       // the exact search's (planner/exact): only under --partitioner optimizing
 };
 
 inline constexpr NameTable<BoundKind, 8> kBoundKindNames{{
@@ -73,18 +73,18 @@ struct ExactSearchFacts {
 
 // The lower bound and how it was reached.
 struct LowerBound {
-  bool feasible = true;  // false: some table has no option that fits anywhere (no plan exists)
-  double value = 0;      // the largest of `bounds` (ms)
+  bool feasible = true;                         // false: some table has no option that fits anywhere (no plan exists)
+  double value = 0;                             // the largest of `bounds` (ms)
   BoundKind binding = BoundKind::kAverageWork;  // which bound gave `value` (the first on a tie)
-  std::vector<BoundValue> bounds;  // every bound computed, in kBoundKindNames order
-  std::optional<ExactSearchFacts> exact;  // under --partitioner optimizing only
+  std::vector<BoundValue> bounds;               // every bound computed, in kBoundKindNames order
+  std::optional<ExactSearchFacts> exact;        // under --partitioner optimizing only
 };
 
 // What the bound reads: each table's candidate options (estimates filled in) and
 // the capacities left per device after the storage reservation.
 struct BoundInput {
   std::vector<std::vector<const ShardingOption*>> tables;  // one list of options per table
-  const Topology* reserved = nullptr;                        // devices in rank order
+  const Topology* reserved = nullptr;                      // devices in rank order
 };
 
 // Groups `search_space` by table (fqn) and adds the options of `plan` (a placed

@@ -35,7 +35,9 @@ bool placeable(const ShardingOption& option, const DeviceCapacities& devices) {
   const int n = option.num_shards();
   const int local = devices.local();
   const int hosts = devices.hosts();
-  const auto fits_at = [&](int j, int device) { return storage_of_shard(option.shards[static_cast<std::size_t>(j)]).fits_in(devices.free(device)); };
+  const auto fits_at = [&](int j, int device) {
+    return storage_of_shard(option.shards[static_cast<std::size_t>(j)]).fits_in(devices.free(device));
+  };
   switch (option.partition_by) {
     case PartitionBy::kUniform:
       if (n != devices.size()) return false;  // torchrec: one shard per device
@@ -122,8 +124,9 @@ void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& de
   const int local = devices.local();
   perf.assign(static_cast<std::size_t>(local), 0.0);
   const ShardingOption& option = *facts.option;
-  const bool by_index = option.partition_by == PartitionBy::kUniform || option.partition_by == PartitionBy::kMultiHost ||
-                        (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
+  const bool by_index =
+      option.partition_by == PartitionBy::kUniform || option.partition_by == PartitionBy::kMultiHost ||
+      (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
   if (!by_index) return;
   for (int j = 0; j < option.num_shards(); ++j)
     perf[static_cast<std::size_t>(j % local)] += shard_perf_total(option.shards[static_cast<std::size_t>(j)]);

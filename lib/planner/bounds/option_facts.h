@@ -25,8 +25,8 @@ class DeviceCapacities {
  private:
   std::vector<Storage> free_;
   int local_ = 1;
-  std::vector<std::int64_t> hbm_descending_;    // every device's HBM, largest first
-  std::vector<std::int64_t> ddr_running_max_;   // most DDR among the first k of those
+  std::vector<std::int64_t> hbm_descending_;   // every device's HBM, largest first
+  std::vector<std::int64_t> ddr_running_max_;  // most DDR among the first k of those
 };
 
 // One option as the bounds see it.

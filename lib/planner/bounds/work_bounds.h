@@ -59,7 +59,7 @@ class WorkBounds {
   std::vector<Ref> by_level_;  // every option, level ascending
   Storage capacity_;
   int ranks_;
-  double least_work_ = 0;  // sum of the least perfs: sets the multipliers' scale
+  double least_work_ = 0;     // sum of the least perfs: sets the multipliers' scale
   double largest_shard_ = 0;  // of any option
   // How many tables have no option of level <= t without a shard above t / 2.
   std::size_t tables_with_big_shards(double t) const;

@@ -6,6 +6,8 @@
 #include <numeric>
 #include <tuple>
 
+#include "planner/partitioners/optimizing/search_state.h"
+
 namespace shardplan::exact {
 
 namespace {
@@ -17,26 +19,19 @@ constexpr std::int64_t kNodeOverhead = 16;
 constexpr std::int64_t kClockStride = 1024;
 
 // One option of a table as the search places it.
-struct SearchShape {
-  const ShardingOption* option = nullptr;
-  PartitionBy rule = PartitionBy::kDevice;
-  bool table_row_wise = false;
-  std::vector<double> perf;       // per shard, Perf::total()
-  std::vector<Storage> storage;   // per shard
+// The refinement's reduced option, plus the order the branch and bound places shards in.
+struct SearchShape : optimizing::RefinementOption {
   std::vector<int> order;         // shards placed one by one: largest perf first (index on a tie)
   std::vector<double> rest_perf;  // per position of `order`: perf of order[k..] summed
   std::vector<Storage> rest_storage;
-  double total_perf = 0;
-  double largest_perf = 0;
-  Storage total_storage;
 };
 
 struct SearchTable {
-  int input_index = 0;               // in BoundInput::tables
-  std::vector<SearchShape> shapes;   // usable and distinct, least total perf first
-  double least_total = 0;            // over shapes
+  int input_index = 0;              // in BoundInput::tables
+  std::vector<SearchShape> shapes;  // usable and distinct, least total perf first
+  double least_total = 0;           // over shapes
   double least_largest = 0;
-  Storage least_storage;             // component-wise least total storage
+  Storage least_storage;  // component-wise least total storage
 };
 
 bool same_search_shape(const SearchShape& a, const SearchShape& b) {
@@ -47,26 +42,21 @@ bool same_search_shape(const SearchShape& a, const SearchShape& b) {
 bool shape_usable(const SearchShape& s, int world, int local, int hosts) {
   const int n = static_cast<int>(s.perf.size());
   switch (s.rule) {
-    case PartitionBy::kUniform: return n == world;
-    case PartitionBy::kDevice: return world > 0;
-    case PartitionBy::kHost: return hosts > 0 && (!s.table_row_wise || n == local);
-    case PartitionBy::kMultiHost: return hosts > 0 && n > 0 && n % local == 0;
+    case PartitionBy::kUniform:
+      return n == world;
+    case PartitionBy::kDevice:
+      return world > 0;
+    case PartitionBy::kHost:
+      return hosts > 0 && (!s.table_row_wise || n == local);
+    case PartitionBy::kMultiHost:
+      return hosts > 0 && n > 0 && n % local == 0;
   }
   return false;
 }
 
 SearchShape make_search_shape(const ShardingOption& option) {
   SearchShape s;
-  s.option = &option;
-  s.rule = option.partition_by;
-  s.table_row_wise = option.sharding_type == ShardingType::kTableRowWise;
-  for (const Shard& shard : option.shards) {
-    s.perf.push_back(shard.perf.value_or(Perf{}).total());
-    s.storage.push_back(shard.storage.value_or(Storage{}));
-    s.total_perf += s.perf.back();
-    s.total_storage += s.storage.back();
-    s.largest_perf = std::max(s.largest_perf, s.perf.back());
-  }
+  static_cast<optimizing::RefinementOption&>(s) = optimizing::refinement_option_of(option);
   s.order.resize(s.perf.size());
   std::iota(s.order.begin(), s.order.end(), 0);
   std::stable_sort(s.order.begin(), s.order.end(), [&](int a, int b) {
@@ -118,7 +108,8 @@ class BranchAndBound {
       out.ranks.resize(input_tables_);
       for (std::size_t i = 0; i < tables_.size(); ++i) {
         const SearchTable& t = tables_[i];
-        out.options[static_cast<std::size_t>(t.input_index)] = t.shapes[static_cast<std::size_t>(best_shape_[i])].option;
+        out.options[static_cast<std::size_t>(t.input_index)] =
+            t.shapes[static_cast<std::size_t>(best_shape_[i])].option;
         out.ranks[static_cast<std::size_t>(t.input_index)] = best_ranks_[i];
       }
     }
@@ -146,7 +137,7 @@ class BranchAndBound {
       t.least_storage = Storage{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()};
       for (const SearchShape& s : t.shapes) {
         t.least_total = std::min(t.least_total, s.total_perf);
-        t.least_largest = std::min(t.least_largest, s.largest_perf);
+        t.least_largest = std::min(t.least_largest, s.max_shard_perf);
         t.least_storage.hbm = std::min(t.least_storage.hbm, s.total_storage.hbm);
         t.least_storage.ddr = std::min(t.least_storage.ddr, s.total_storage.ddr);
         if (s.rule == PartitionBy::kDevice || s.rule == PartitionBy::kHost)
@@ -157,9 +148,8 @@ class BranchAndBound {
       tables.push_back(std::move(t));
     }
     // Heaviest tables first: the max rises early, so bounds prune early.
-    std::stable_sort(tables.begin(), tables.end(), [](const SearchTable& a, const SearchTable& b) {
-      return a.least_total > b.least_total;
-    });
+    std::stable_sort(tables.begin(), tables.end(),
+                     [](const SearchTable& a, const SearchTable& b) { return a.least_total > b.least_total; });
     tables_ = std::move(tables);
     const std::size_t n = tables_.size();
     rest_total_.assign(n + 1, 0.0);
@@ -213,7 +203,9 @@ class BranchAndBound {
           count = refine([&](int r) { return shard_key(r, static_cast<std::size_t>(r % local_)); });
         } else if (s.rule == PartitionBy::kMultiHost) {
           for (std::size_t b = 0; b < s.perf.size() / static_cast<std::size_t>(local_); ++b)
-            count = refine([&](int r) { return shard_key(r, b * static_cast<std::size_t>(local_) + static_cast<std::size_t>(r % local_)); });
+            count = refine([&](int r) {
+              return shard_key(r, b * static_cast<std::size_t>(local_) + static_cast<std::size_t>(r % local_));
+            });
         }
       }
     class_ = std::move(ids);
@@ -241,7 +233,8 @@ class BranchAndBound {
     ++nodes_;
     work_ += world_ + kNodeOverhead;
     if (lb >= incumbent_) return false;
-    if (!out_of_budget_ && (work_ > options_.work_budget || (nodes_ % kClockStride == 0 && out_of_time()))) out_of_budget_ = true;
+    if (!out_of_budget_ && (work_ > options_.work_budget || (nodes_ % kClockStride == 0 && out_of_time())))
+      out_of_budget_ = true;
     if (out_of_budget_) {
       abandoned_min_ = std::min(abandoned_min_, lb);
       return false;

@@ -44,8 +44,8 @@ bool load_devices(const Topology& storage_constraint, std::int64_t hbm_per_devic
   bool ranks_are_positions = true;
   for (const DeviceHardware& d : storage_constraint.devices) {
     ranks_are_positions = ranks_are_positions && d.rank == static_cast<int>(devices.size());
-    devices.push_back(DeviceLoad{d.rank, {hbm_per_device != 0 ? hbm_per_device : d.storage.hbm, d.storage.ddr},
-                                 d.perf, d.perf.total()});
+    devices.push_back(DeviceLoad{
+        d.rank, {hbm_per_device != 0 ? hbm_per_device : d.storage.hbm, d.storage.ddr}, d.perf, d.perf.total()});
   }
   return ranks_are_positions;
 }

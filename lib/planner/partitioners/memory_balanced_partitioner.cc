@@ -33,15 +33,13 @@ PartitionOutcome MemoryBalancedPartitioner::partition(const SearchSpace& space, 
   // of the average rank (torchrec's int(total / world_size), a float division)
   // and the largest shard.
   std::int64_t max_hbm = *std::max_element(hbm_by_rank.begin(), hbm_by_rank.end());
-  const auto avg_hbm = static_cast<std::int64_t>(static_cast<double>(hbm_requirement) /
-                                                 static_cast<double>(std::max(world_size, 1)));
+  const auto avg_hbm =
+      static_cast<std::int64_t>(static_cast<double>(hbm_requirement) / static_cast<double>(std::max(world_size, 1)));
   std::int64_t min_hbm = std::max(avg_hbm, max_shard_hbm);
 
-  for (std::int64_t count = 0;
-       count < max_search_count_ && min_hbm + kHbmSearchStepBytes < max_hbm; ++count) {
+  for (std::int64_t count = 0; count < max_search_count_ && min_hbm + kHbmSearchStepBytes < max_hbm; ++count) {
     const std::int64_t mid_hbm = (max_hbm + min_hbm) / 2;
-    PartitionOutcome trial =
-        greedy_.partition_capped(space, proposal, storage_constraint, mid_hbm, workspace);
+    PartitionOutcome trial = greedy_.partition_capped(space, proposal, storage_constraint, mid_hbm, workspace);
     if (!trial.ok) {
       min_hbm = mid_hbm;
       continue;

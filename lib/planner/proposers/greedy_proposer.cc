@@ -36,8 +36,7 @@ std::optional<std::string> GreedyProposer::load(SearchSpace& space, const Option
   for (std::size_t t = 0; t < tables; ++t)
     walk_.proposal[t] = first_[t] < first_[t + 1] ? options_[first_[t]] : OptionId{};
   walk_.next.reset(tables);
-  for (std::size_t t = 0; t < tables; ++t)
-    walk_.next.set(t, storage_keys_[first_[t]], first_[t] + 1 < first_[t + 1]);
+  for (std::size_t t = 0; t < tables; ++t) walk_.next.set(t, storage_keys_[first_[t]], first_[t] + 1 < first_[t + 1]);
   done_ = tables == 0;
   // torchrec keeps the threshold bookkeeping across load() calls; one load per plan here.
   have_best_ = false;

@@ -12,8 +12,7 @@ void make_fused(ShardingOption& option) {
 }
 }  // namespace
 
-std::optional<std::string> EmbeddingOffloadScaleupProposer::load(SearchSpace& space,
-                                                                 const OptionEstimator* estimator) {
+std::optional<std::string> EmbeddingOffloadScaleupProposer::load(SearchSpace& space, const OptionEstimator* estimator) {
   proposal_.reset();
   // The starting proposal: each table's first caching option by score, else its best.
   std::vector<ShardingOption> starting;

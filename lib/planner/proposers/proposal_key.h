@@ -57,9 +57,7 @@ class ProposalTally {
   // Makes key() and total_storage() those of `proposal`.
   void update(const Proposal& proposal);
   const ProposalKey& key() const { return key_; }
-  Storage total_storage() const {
-    return {static_cast<std::int64_t>(hbm_), static_cast<std::int64_t>(ddr_)};
-  }
+  Storage total_storage() const { return {static_cast<std::int64_t>(hbm_), static_cast<std::int64_t>(ddr_)}; }
 
  private:
   void add(OptionId id, bool take_out);

@@ -18,7 +18,7 @@ namespace shardplan {
 
 // Knobs of the proposers that the config format does not expose yet.
 struct ProposerOptions {
-  std::optional<int> greedy_threshold;   // GreedyProposer early stop; unset/0 = never
+  std::optional<int> greedy_threshold;  // GreedyProposer early stop; unset/0 = never
   std::int64_t max_proposals = 10'000;  // GridSearchProposer's MAX_PROPOSALS
 };
 

@@ -12,11 +12,16 @@ namespace shardplan {
 
 std::unique_ptr<Proposer> make_proposer(ProposerKind kind, const ProposerOptions& options) {
   switch (kind) {
-    case ProposerKind::kGridSearch: return std::make_unique<GridSearchProposer>(options.max_proposals);
-    case ProposerKind::kGreedy: return std::make_unique<GreedyProposer>(true, options.greedy_threshold);
-    case ProposerKind::kGreedySum: return std::make_unique<GreedyProposer>(false, options.greedy_threshold);
-    case ProposerKind::kUniform: return std::make_unique<UniformProposer>();
-    case ProposerKind::kOffloadScaleup: return std::make_unique<EmbeddingOffloadScaleupProposer>();
+    case ProposerKind::kGridSearch:
+      return std::make_unique<GridSearchProposer>(options.max_proposals);
+    case ProposerKind::kGreedy:
+      return std::make_unique<GreedyProposer>(true, options.greedy_threshold);
+    case ProposerKind::kGreedySum:
+      return std::make_unique<GreedyProposer>(false, options.greedy_threshold);
+    case ProposerKind::kUniform:
+      return std::make_unique<UniformProposer>();
+    case ProposerKind::kOffloadScaleup:
+      return std::make_unique<EmbeddingOffloadScaleupProposer>();
   }
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }

@@ -11,7 +11,7 @@ namespace shardplan {
 namespace {
 struct TypeGroup {
   ShardingType type;
-  std::vector<std::vector<OptionId>> by_table;  // tables in first-appearance order
+  std::vector<std::vector<OptionId>> by_table;               // tables in first-appearance order
   std::unordered_map<std::string, std::size_t> table_index;  // lookup only
 };
 }  // namespace

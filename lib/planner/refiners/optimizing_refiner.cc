@@ -18,10 +18,11 @@ RefinementOutcome OptimizingRefiner::refine(std::vector<ShardingOption>& plan, d
     perf_rating = improved.perf_rating;
     out.improved = true;
   }
-  out.summary = fmt::format("optimize placement and options ({} of {} work, {} scratch starts, best from {}, {} options changed{})",
-                            improved.work_used, improved.work_budget, improved.scratch_starts,
-                            improved.best_start.empty() ? "greedy" : improved.best_start, improved.options_changed,
-                            improved.stopped_by_clock ? ", stopped by --time-budget" : "");
+  out.summary = fmt::format(
+      "optimize placement and options ({} of {} work, {} scratch starts, best from {}, {} options changed{})",
+      improved.work_used, improved.work_budget, improved.scratch_starts,
+      improved.best_start.empty() ? "greedy" : improved.best_start, improved.options_changed,
+      improved.stopped_by_clock ? ", stopped by --time-budget" : "");
   return out;
 }
 

@@ -11,8 +11,7 @@ namespace {
 constexpr std::int64_t kKjtCopies = 20;
 }  // namespace
 
-ReservationOutcome HeuristicalStorageReservation::reserve(const Topology& topology,
-                                                          const ModelConfig& model) const {
+ReservationOutcome HeuristicalStorageReservation::reserve(const Topology& topology, const ModelConfig& model) const {
   ReservationOutcome out;
   ReservationResult& r = out.result;
   r.policy = ReservationPolicy::kHeuristical;

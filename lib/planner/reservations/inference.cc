@@ -4,8 +4,7 @@
 
 namespace shardplan {
 
-ReservationOutcome InferenceStorageReservation::reserve(const Topology& topology,
-                                                        const ModelConfig& model) const {
+ReservationOutcome InferenceStorageReservation::reserve(const Topology& topology, const ModelConfig& model) const {
   ReservationOutcome out;
   ReservationResult& r = out.result;
   r.policy = ReservationPolicy::kInference;

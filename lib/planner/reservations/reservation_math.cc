@@ -13,12 +13,17 @@ constexpr double kKjtElementBytes = 8.0;
 
 double dense_element_bytes(DataType type) {
   switch (type) {
-    case DataType::kFp32: return 4;
+    case DataType::kFp32:
+      return 4;
     case DataType::kFp16:
-    case DataType::kBf16: return 2;
-    case DataType::kInt8: return 1;
-    case DataType::kInt4: return 0.5;
-    case DataType::kInt2: return 0.25;
+    case DataType::kBf16:
+      return 2;
+    case DataType::kInt8:
+      return 1;
+    case DataType::kInt4:
+      return 0.5;
+    case DataType::kInt2:
+      return 0.25;
   }
   return 4;
 }
@@ -40,8 +45,7 @@ std::int64_t dense_tensor_bytes(const ModelConfig& model, double multiplier,
     }
     shardable += static_cast<std::int64_t>(std::nearbyint(module_bytes));
   }
-  whole_model += multiplier * static_cast<double>(model.dense.parameters) *
-                 dense_element_bytes(model.dense.data_type);
+  whole_model += multiplier * static_cast<double>(model.dense.parameters) * dense_element_bytes(model.dense.data_type);
   std::int64_t size = static_cast<std::int64_t>(std::nearbyint(whole_model)) - shardable;
   // torchrec tests the estimate for truthiness: 0 keeps the heuristic.
   if (dense_tensor_estimate && *dense_tensor_estimate != 0) size = *dense_tensor_estimate;

@@ -13,8 +13,8 @@ namespace shardplan {
 std::unique_ptr<StorageReservation> make_storage_reservation(const StorageReservationOptions& options) {
   switch (options.policy) {
     case ReservationPolicy::kHeuristical:
-      return std::make_unique<HeuristicalStorageReservation>(
-          options.percentage, options.parameter_multiplier, options.dense_tensor_estimate);
+      return std::make_unique<HeuristicalStorageReservation>(options.percentage, options.parameter_multiplier,
+                                                             options.dense_tensor_estimate);
     case ReservationPolicy::kFixedPercentage:
       return std::make_unique<FixedPercentageStorageReservation>(options.percentage);
     case ReservationPolicy::kInference:

@@ -11,9 +11,7 @@ namespace {
 // Python's sum(x * y * z for ...) over the features, in order (floating point).
 double sum_batch_inputs(const ShardIoRequest& r) {
   double total = 0;
-  for (std::size_t i = 0; i < r.input_lengths.size() && i < r.num_poolings.size() &&
-                          i < r.batch_sizes.size();
-       ++i)
+  for (std::size_t i = 0; i < r.input_lengths.size() && i < r.num_poolings.size() && i < r.batch_sizes.size(); ++i)
     total += r.input_lengths[i] * r.num_poolings[i] * static_cast<double>(r.batch_sizes[i]);
   return total;
 }
@@ -45,18 +43,16 @@ ShardIoSizes calculate_shard_io_sizes(const ShardIoRequest& r) {
     case ShardingType::kDataParallel: {
       double batch_outputs = r.is_pooled ? sum_batch_outputs(r) : batch_inputs;
       out.input_bytes.assign(num_shards, ceil_bytes(batch_inputs * r.input_data_type_size));
-      out.output_bytes.assign(
-          num_shards,
-          ceil_bytes(batch_outputs * static_cast<double>(r.emb_dim) * r.output_data_type_size));
+      out.output_bytes.assign(num_shards,
+                              ceil_bytes(batch_outputs * static_cast<double>(r.emb_dim) * r.output_data_type_size));
       break;
     }
     case ShardingType::kTableWise: {
       // torchrec returns exactly one entry for table-wise (its single shard).
       double batch_outputs = r.is_pooled ? sum_batch_outputs(r) : batch_inputs;
       out.input_bytes.push_back(ceil_bytes(batch_inputs * world * r.input_data_type_size));
-      out.output_bytes.push_back(ceil_bytes(batch_outputs * world *
-                                            static_cast<double>(r.emb_dim) *
-                                            r.output_data_type_size));
+      out.output_bytes.push_back(
+          ceil_bytes(batch_outputs * world * static_cast<double>(r.emb_dim) * r.output_data_type_size));
       break;
     }
     case ShardingType::kColumnWise:
@@ -64,9 +60,8 @@ ShardIoSizes calculate_shard_io_sizes(const ShardIoRequest& r) {
       double batch_outputs = r.is_pooled ? sum_batch_outputs(r) : batch_inputs;
       for (const auto& size : r.shard_sizes) {
         out.input_bytes.push_back(ceil_bytes(batch_inputs * world * r.input_data_type_size));
-        out.output_bytes.push_back(ceil_bytes(batch_outputs * world *
-                                              static_cast<double>(size[1]) *
-                                              r.output_data_type_size));
+        out.output_bytes.push_back(
+            ceil_bytes(batch_outputs * world * static_cast<double>(size[1]) * r.output_data_type_size));
       }
       break;
     }
@@ -80,12 +75,9 @@ ShardIoSizes calculate_shard_io_sizes(const ShardIoRequest& r) {
       double batch_outputs = r.is_pooled ? sum_batch_outputs(r) : batch_inputs;
       for (const auto& size : r.shard_sizes) {
         bool empty = is_empty(size);
-        out.input_bytes.push_back(
-            empty ? 0 : ceil_bytes(batch_inputs * world * r.input_data_type_size));
-        out.output_bytes.push_back(empty ? 0
-                                         : ceil_bytes(batch_outputs * world *
-                                                      static_cast<double>(size[1]) *
-                                                      r.output_data_type_size));
+        out.input_bytes.push_back(empty ? 0 : ceil_bytes(batch_inputs * world * r.input_data_type_size));
+        out.output_bytes.push_back(
+            empty ? 0 : ceil_bytes(batch_outputs * world * static_cast<double>(size[1]) * r.output_data_type_size));
       }
       break;
     }

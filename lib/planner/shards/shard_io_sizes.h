@@ -24,7 +24,7 @@ struct ShardIoRequest {
   std::vector<double> input_lengths;  // pooling factor per input feature
   std::int64_t emb_dim = 0;
   std::vector<ShardDims> shard_sizes;  // [rows, cols] per shard
-  double input_data_type_size = 8;    // torchrec's BIGINT_DTYPE for ids
+  double input_data_type_size = 8;     // torchrec's BIGINT_DTYPE for ids
   double output_data_type_size = 4;
   std::vector<double> num_poolings;  // one per input feature
   bool is_pooled = true;

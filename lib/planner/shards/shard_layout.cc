@@ -40,11 +40,10 @@ std::int64_t column_block_size(std::int64_t cols, std::optional<std::int64_t> mi
 
 std::vector<std::int64_t> even_row_split(std::int64_t rows, int num_devices) {
   if (rows <= 0 || num_devices <= 0)
-    throw ShardLayoutError("cannot split " + std::to_string(rows) + " rows over " +
-                           std::to_string(num_devices) + " devices (torchrec: division by zero)");
+    throw ShardLayoutError("cannot split " + std::to_string(rows) + " rows over " + std::to_string(num_devices) +
+                           " devices (torchrec: division by zero)");
   // torchrec computes math.ceil(rows / n) in floating point.
-  const auto block = static_cast<std::int64_t>(
-      std::ceil(static_cast<double>(rows) / static_cast<double>(num_devices)));
+  const auto block = static_cast<std::int64_t>(std::ceil(static_cast<double>(rows) / static_cast<double>(num_devices)));
   const std::int64_t last_rank = rows / block;
   const std::int64_t last_block = rows - block * last_rank;
   std::vector<std::int64_t> out;
@@ -60,13 +59,13 @@ std::vector<std::int64_t> even_row_split(std::int64_t rows, int num_devices) {
   return out;
 }
 
-std::vector<std::int64_t> memory_proportional_row_split(std::int64_t rows,
-                                                        const std::vector<std::int64_t>& memory) {
+std::vector<std::int64_t> memory_proportional_row_split(std::int64_t rows, const std::vector<std::int64_t>& memory) {
   const std::int64_t total = std::accumulate(memory.begin(), memory.end(), std::int64_t{0});
   if (total <= 0)
-    throw ShardLayoutError("cannot split rows in proportion to the ranks' memory: the topology's custom "
-                           "capacities (custom.hbm_cap or custom.ddr_cap) sum to " +
-                           std::to_string(total) + " (torchrec: division by zero)");
+    throw ShardLayoutError(
+        "cannot split rows in proportion to the ranks' memory: the topology's custom "
+        "capacities (custom.hbm_cap or custom.ddr_cap) sum to " +
+        std::to_string(total) + " (torchrec: division by zero)");
   std::vector<std::int64_t> out;
   out.reserve(memory.size());
   std::int64_t assigned = 0;
@@ -89,8 +88,7 @@ std::vector<ShardExtent> shard_layout(ShardingType sharding_type, const ShardLay
   const std::int64_t cols = req.cols;
   switch (sharding_type) {
     case ShardingType::kDataParallel:
-      return std::vector<ShardExtent>(static_cast<std::size_t>(req.world_size),
-                                      ShardExtent{{rows, cols}, {0, 0}});
+      return std::vector<ShardExtent>(static_cast<std::size_t>(req.world_size), ShardExtent{{rows, cols}, {0, 0}});
     case ShardingType::kTableWise:
       return {ShardExtent{{rows, cols}, {0, 0}}};
     case ShardingType::kRowWise:

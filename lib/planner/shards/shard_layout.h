@@ -59,7 +59,6 @@ std::vector<std::int64_t> even_row_split(std::int64_t rows, int num_devices);
 // Rows per rank in proportion to `memory` (torchrec's
 // _calculate_uneven_rw_shard_sizes_and_offsets without buckets): truncated shares,
 // the last rank takes what is left.
-std::vector<std::int64_t> memory_proportional_row_split(std::int64_t rows,
-                                                        const std::vector<std::int64_t>& memory);
+std::vector<std::int64_t> memory_proportional_row_split(std::int64_t rows, const std::vector<std::int64_t>& memory);
 
 }  // namespace shardplan

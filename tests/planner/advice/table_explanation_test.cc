@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "config/loader.h"
-#include "planner/run.h"
 #include "planner/advice/table_explanation.h"
+#include "planner/run.h"
 
 namespace shardplan::testing {
 namespace {
@@ -36,7 +36,8 @@ TEST_CASE("observer: planning is unchanged and every evaluated proposal is seen 
     INFO(fqn);
     CHECK(proposals == observed.result.num_proposals);
     CHECK(placed == observed.result.num_plans);
-    const TableExplanation t = explain_table({observed.result, observed.search_space, observed.topology, observed.ok()}, input, recorder, fqn);
+    const TableExplanation t =
+        explain_table({observed.result, observed.search_space, observed.topology, observed.ok()}, input, recorder, fqn);
     int chosen = 0;
     for (const auto& e : t.options) {
       if (e.verdict != OptionVerdict::kChosen) continue;

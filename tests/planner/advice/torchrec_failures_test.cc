@@ -4,10 +4,10 @@
 // tests/config/parity_behaviours_test.cc.
 #include <catch2/catch.hpp>
 
-#include "planner_output/failure_text.h"
+#include "planner/advice/torchrec_failures.h"
 #include "planner/run.h"
 #include "planner/topology.h"
-#include "planner/advice/torchrec_failures.h"
+#include "planner_output/failure_text.h"
 
 namespace shardplan {
 namespace {

@@ -2,9 +2,9 @@
 // bound and the bottleneck.
 #include <catch2/catch.hpp>
 
-#include "planner_output/bound_report.h"
 #include "planner/bounds/bottleneck.h"
 #include "planner/bounds/bound_test_util.h"
+#include "planner_output/bound_report.h"
 
 namespace shardplan::testing {
 namespace {

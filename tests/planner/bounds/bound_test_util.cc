@@ -118,10 +118,9 @@ BoundInstance random_bound_instance(std::mt19937_64& rng, int max_tables, int fi
   for (int d = 0; d < devices; ++d) free.push_back(Storage{uniform_int(6, 22), uniform_int(4, 14)});
   inst.topology = bound_topology(free, local);
   const int tables = uniform_int(1, max_tables);
-  const std::vector<ShardingType> types = {ShardingType::kDataParallel, ShardingType::kRowWise,
-                                           ShardingType::kTableWise, ShardingType::kColumnWise,
-                                           ShardingType::kTableRowWise, ShardingType::kTableColumnWise,
-                                           ShardingType::kGridShard};
+  const std::vector<ShardingType> types = {
+      ShardingType::kDataParallel, ShardingType::kRowWise,         ShardingType::kTableWise, ShardingType::kColumnWise,
+      ShardingType::kTableRowWise, ShardingType::kTableColumnWise, ShardingType::kGridShard};
   for (int t = 0; t < tables; ++t) {
     const int options = uniform_int(1, 3);
     for (int k = 0; k < options; ++k) {
@@ -129,12 +128,22 @@ BoundInstance random_bound_instance(std::mt19937_64& rng, int max_tables, int fi
       int n = 1;
       switch (type) {
         case ShardingType::kDataParallel:
-        case ShardingType::kRowWise: n = devices; break;
-        case ShardingType::kTableWise: n = 1; break;
+        case ShardingType::kRowWise:
+          n = devices;
+          break;
+        case ShardingType::kTableWise:
+          n = 1;
+          break;
         case ShardingType::kColumnWise:
-        case ShardingType::kTableColumnWise: n = uniform_int(1, 2); break;
-        case ShardingType::kTableRowWise: n = local; break;
-        case ShardingType::kGridShard: n = local * uniform_int(1, local == 1 ? 2 : 1); break;
+        case ShardingType::kTableColumnWise:
+          n = uniform_int(1, 2);
+          break;
+        case ShardingType::kTableRowWise:
+          n = local;
+          break;
+        case ShardingType::kGridShard:
+          n = local * uniform_int(1, local == 1 ? 2 : 1);
+          break;
       }
       std::vector<ShardSpec> shards;
       const ShardSpec same{perf(), storage()};

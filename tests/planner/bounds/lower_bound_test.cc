@@ -166,8 +166,8 @@ TEST_CASE("bounds: options whose largest shard exceeds the level are ruled out (
 
 TEST_CASE("bounds: rounding above the plan is clamped, a real excess is not", "[bound]") {
   LowerBound b;
-  b.bounds = {{BoundKind::kAverageWork, 2.0}, {BoundKind::kLargestShard, 5.0},
-              {BoundKind::kForcedLoad, 5.0 * (1 + 1e-12)}};
+  b.bounds = {
+      {BoundKind::kAverageWork, 2.0}, {BoundKind::kLargestShard, 5.0}, {BoundKind::kForcedLoad, 5.0 * (1 + 1e-12)}};
   b.value = b.bounds[2].value;
   b.binding = BoundKind::kForcedLoad;
   clamp_to_plan(b, 5.0);
@@ -254,8 +254,8 @@ TEST_CASE("bounds: never above the exhaustive optimum on random small instances"
                             << "; shard_limited_work above every other bound on " << limited_tighter
                             << "; host_local_work on " << host_local_binds);
   CHECK(solved > 1000);
-  CHECK(infeasible > 0);       // the generator reaches capacity limits...
-  CHECK(memory_tighter > 0);   // ...and memory pressure that the memory bound sees
+  CHECK(infeasible > 0);      // the generator reaches capacity limits...
+  CHECK(memory_tighter > 0);  // ...and memory pressure that the memory bound sees
   CHECK(limited_tighter > 0);
   // host_local_work cannot bind here: with <= 3 devices there is one host or one
   // device per host (the test below has two hosts of two).

@@ -19,8 +19,8 @@ TEST_CASE("exact search: 'optimal' exactly when the plan meets the bound", "[exa
   for (const auto& c : golden_cases()) {
     if (!load_golden(c).contains("plan")) continue;
     // A generous clock: the work budget, not the machine's speed, ends every search.
-    const RunResult r = run_shardplan("plan --config " + c.case_path +
-                                      " --partitioner optimizing --time-budget 60 --stats summary");
+    const RunResult r =
+        run_shardplan("plan --config " + c.case_path + " --partitioner optimizing --time-budget 60 --stats summary");
     INFO("case " << c.name << "\nstderr: " << r.err.substr(0, 2000));
     REQUIRE(r.exit_code == 0);
     const nlohmann::json plan = nlohmann::json::parse(r.out);
@@ -58,8 +58,10 @@ TEST_CASE("exact search: the same plan at --threads 1 and 2", "[exact][app]") {
   if (!dir) return;
   // A search that ends on its budget (Criteo-TB), one that completes (pooling
   // factors), one with no room to spare (balance modules).
-  for (const char* name : {"dlrm-criteo-terabyte-ws64", "pooling-factors-1-to-100-ws8", "partitioner-balance-modules-ws8"}) {
-    const std::string args = "plan --config " + *dir + "/case-" + name + ".json --partitioner optimizing --time-budget 60 --stats json";
+  for (const char* name :
+       {"dlrm-criteo-terabyte-ws64", "pooling-factors-1-to-100-ws8", "partitioner-balance-modules-ws8"}) {
+    const std::string args =
+        "plan --config " + *dir + "/case-" + name + ".json --partitioner optimizing --time-budget 60 --stats json";
     const RunResult one = run_shardplan(args + " --threads 1");
     const RunResult two = run_shardplan(args + " --threads 2");
     INFO(name);

@@ -165,7 +165,8 @@ void check_against_enumeration(const BoundInstance& inst, int k) {
     REQUIRE(r.found_better());
     const std::vector<ShardingOption> plan = exact_test_plan(r);
     CHECK(plan_violation(plan, inst.topology) == "");
-    CHECK(exact_test_rating(plan, static_cast<int>(inst.topology.devices.size())) == Approx(r.value).epsilon(kExactTolerance));
+    CHECK(exact_test_rating(plan, static_cast<int>(inst.topology.devices.size())) ==
+          Approx(r.value).epsilon(kExactTolerance));
     CHECK(r.value == Approx(optimum).epsilon(kExactTolerance).margin(1e-12));
   }
   // Cut short: whatever it leaves is still a bound at or below the optimum.

@@ -85,10 +85,9 @@ TEST_CASE("optimize_plan changes a table's option when that lowers the bottlenec
 TEST_CASE("optimize_plan keeps host and uniform rules", "[optimizing]") {
   // 2 hosts x 2: a table_row_wise table (pinned to local devices) and a uniform
   // one start on host 0 with a device table; the best spreads them over hosts.
-  const std::vector<ShardingOption> space{
-      option("twrw", ShardingType::kTableRowWise, PartitionBy::kHost, {5, 1}),
-      option("rw", ShardingType::kRowWise, PartitionBy::kUniform, {1, 1, 1, 1}),
-      option("tw", ShardingType::kTableWise, PartitionBy::kDevice, {5})};
+  const std::vector<ShardingOption> space{option("twrw", ShardingType::kTableRowWise, PartitionBy::kHost, {5, 1}),
+                                          option("rw", ShardingType::kRowWise, PartitionBy::kUniform, {1, 1, 1, 1}),
+                                          option("tw", ShardingType::kTableWise, PartitionBy::kDevice, {5})};
   const std::vector<ShardingOption> plan{placed(space[0], {0, 1}), placed(space[1], {0, 1, 2, 3}),
                                          placed(space[2], {0})};
   const Topology t = topology(4, 2, kRoomy);
@@ -121,7 +120,8 @@ TEST_CASE("the plan checker rejects broken plans", "[optimizing]") {
   const ShardingOption twcw = option("twcw", ShardingType::kTableColumnWise, PartitionBy::kHost, {1, 1});
   CHECK(plan_violation({placed(twcw, {3, 2})}, hosts) == "");
   CHECK(plan_violation({placed(twcw, {1, 2})}, hosts) == "ebc.twcw: host option spans hosts 0 and 1");
-  CHECK(plan_violation({placed(twrw, {3, 2})}, hosts) == "ebc.twrw: table_row_wise shard 0 on rank 3, not local device 0");
+  CHECK(plan_violation({placed(twrw, {3, 2})}, hosts) ==
+        "ebc.twrw: table_row_wise shard 0 on rank 3, not local device 0");
 }
 
 }  // namespace

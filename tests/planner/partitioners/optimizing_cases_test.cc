@@ -3,14 +3,14 @@
 // most that of torchrec's choice for the case (the case's own partitioner) and
 // of the greedy partitioner it starts from, under the same estimates and
 // reserved capacities. Also: the same plan bytes on one and on two threads.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <filesystem>
-#include <fmt/format.h>
 
 #include "config/loader.h"
-#include "planner_output/plan_json.h"
 #include "planner/partitioners/plan_validity.h"
 #include "planner/run.h"
+#include "planner_output/plan_json.h"
 #include "support/golden.h"
 #include "support/sanitizer.h"
 
@@ -103,27 +103,31 @@ void check_share(int share) {
     ++checked;
     improved += ours.result.perf_rating < greedy.result.perf_rating ? 1 : 0;
   }
-  WARN(fmt::format("optimizing, share {} of {}: {} cases checked, {} improved over greedy, {} planned where greedy "
-                   "found no plan{}",
-                   share + 1, kShares, checked, improved, found_without_greedy,
-                   left_to_plain_suite ? fmt::format("; {} large cases left to the plain suite (ASan build)",
-                                                     left_to_plain_suite)
-                                       : ""));
+  WARN(fmt::format(
+      "optimizing, share {} of {}: {} cases checked, {} improved over greedy, {} planned where greedy "
+      "found no plan{}",
+      share + 1, kShares, checked, improved, found_without_greedy,
+      left_to_plain_suite ? fmt::format("; {} large cases left to the plain suite (ASan build)", left_to_plain_suite)
+                          : ""));
   CHECK(checked >= (kUnderAddressSanitizer ? 6 : 10));  // 40 or more feasible cases in all
   // Which cases improve is the plain suite's check: under ASan a share may hold none of them.
   if (!kUnderAddressSanitizer) CHECK(improved > 0);
 }
 
-TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 1 of 4)", "[optimizing][scale]") {
+TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 1 of 4)",
+          "[optimizing][scale]") {
   check_share(0);
 }
-TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 2 of 4)", "[optimizing][scale]") {
+TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 2 of 4)",
+          "[optimizing][scale]") {
   check_share(1);
 }
-TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 3 of 4)", "[optimizing][scale]") {
+TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 3 of 4)",
+          "[optimizing][scale]") {
   check_share(2);
 }
-TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 4 of 4)", "[optimizing][scale]") {
+TEST_CASE("optimizing: valid and never worse than greedy on every reference case (share 4 of 4)",
+          "[optimizing][scale]") {
   check_share(3);
 }
 
@@ -133,8 +137,8 @@ TEST_CASE("optimizing: the same plan bytes on one and on two threads", "[optimiz
     note_parity_skipped();
     return;
   }
-  for (const char* name : {"case-dlrm-criteo-terabyte-ws64.json", "scale/case-scale-T100-ws64.json",
-                           "scale/case-scale-T200-ws8.json"}) {
+  for (const char* name :
+       {"case-dlrm-criteo-terabyte-ws64.json", "scale/case-scale-T100-ws64.json", "scale/case-scale-T200-ws8.json"}) {
     const std::string path = (std::filesystem::path(*dir) / name).string();
     INFO("case " << name);
     PlanningInput input = load_case(path);

@@ -10,9 +10,9 @@
 
 #include "config/loader.h"
 #include "planner/enumerator.h"
+#include "planner/partitioners/greedy/placement_loads.h"
 #include "planner/partitioners/partitioner_factory.h"
 #include "planner_output/partition_failure_text.h"
-#include "planner/partitioners/greedy/placement_loads.h"
 #include "support/golden.h"
 
 namespace shardplan {
@@ -52,8 +52,7 @@ Topology reserved_topology(const json& golden) {
   for (std::size_t r = 0; r < reserved.size(); ++r) {
     DeviceHardware device;
     device.rank = static_cast<int>(r);
-    device.storage = {reserved[r].at("hbm").get<std::int64_t>(),
-                      reserved[r].at("ddr").get<std::int64_t>()};
+    device.storage = {reserved[r].at("hbm").get<std::int64_t>(), reserved[r].at("ddr").get<std::int64_t>()};
     topology.devices.push_back(device);
   }
   return topology;
@@ -102,13 +101,12 @@ ChosenProposal chosen_proposal(const json& golden, const json& options) {
       out.notes.push_back(fqn + ": option estimates differ from the plan's; using the plan's");
       for (std::size_t j = 0; j < option.shards.size() && j < shards.size(); ++j) {
         const json& s = shards[j];
-        option.shards[j].storage = Storage{s.at("storage").at("hbm").get<std::int64_t>(),
-                                           s.at("storage").at("ddr").get<std::int64_t>()};
+        option.shards[j].storage =
+            Storage{s.at("storage").at("hbm").get<std::int64_t>(), s.at("storage").at("ddr").get<std::int64_t>()};
         const json& p = s.at("perf");
         option.shards[j].perf =
-            Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
-                 p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),
-                 p.at("prefetch_compute").get<double>()};
+            Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(), p.at("bwd_compute").get<double>(),
+                 p.at("bwd_comms").get<double>(), p.at("prefetch_compute").get<double>()};
       }
     }
     for (auto& shard : option.shards) shard.rank.reset();
@@ -136,16 +134,15 @@ std::string compare_with_golden(const ChosenProposal& chosen, const SearchSpace&
   for (std::size_t i = 0; i < chosen.options.size(); ++i) {
     const json& shards = chosen.plan_shards[i];
     if (shards.size() != chosen.options[i].shards.size()) {
-      diff << "table " << chosen.options[i].fqn() << ": " << chosen.options[i].shards.size()
-           << " shards vs golden " << shards.size();
+      diff << "table " << chosen.options[i].fqn() << ": " << chosen.options[i].shards.size() << " shards vs golden "
+           << shards.size();
       return diff.str();
     }
     for (std::size_t j = 0; j < shards.size(); ++j) {
       const int want = shards[j].at("rank").get<int>();
       if (placement.rank(i, j) != want) {
-        diff << "table " << chosen.options[i].fqn() << " ("
-             << to_string(chosen.options[i].sharding_type) << ") shard " << j << ": rank "
-             << placement.rank(i, j) << " vs golden " << want;
+        diff << "table " << chosen.options[i].fqn() << " (" << to_string(chosen.options[i].sharding_type) << ") shard "
+             << j << ": rank " << placement.rank(i, j) << " vs golden " << want;
         return diff.str();
       }
     }
@@ -157,8 +154,8 @@ std::string compare_with_golden(const ChosenProposal& chosen, const SearchSpace&
     const RankLoad& got = loads[static_cast<std::size_t>(r)];
     if (got.storage.hbm != want.at("hbm").get<std::int64_t>() ||
         got.storage.ddr != want.at("ddr").get<std::int64_t>()) {
-      diff << "rank " << r << " storage hbm/ddr " << got.storage.hbm << "/" << got.storage.ddr
-           << " vs golden " << want.at("hbm") << "/" << want.at("ddr");
+      diff << "rank " << r << " storage hbm/ddr " << got.storage.hbm << "/" << got.storage.ddr << " vs golden "
+           << want.at("hbm") << "/" << want.at("ddr");
       return diff.str();
     }
     const double want_perf = want.at("perf").at("total").get<double>();
@@ -191,12 +188,12 @@ ChosenProposal proposal_from_plan(const testing::GoldenCase& c) {
         Shard shard;
         shard.size = testing::shard_dims(s.at("sizes"));
         shard.offset = testing::shard_dims(s.at("offsets"));
-        shard.storage = Storage{s.at("storage").at("hbm").get<std::int64_t>(),
-                                s.at("storage").at("ddr").get<std::int64_t>()};
+        shard.storage =
+            Storage{s.at("storage").at("hbm").get<std::int64_t>(), s.at("storage").at("ddr").get<std::int64_t>()};
         const json& p = s.at("perf");
-        shard.perf = Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
-                          p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),
-                          p.at("prefetch_compute").get<double>()};
+        shard.perf =
+            Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(), p.at("bwd_compute").get<double>(),
+                 p.at("bwd_comms").get<double>(), p.at("prefetch_compute").get<double>()};
         option.shards.push_back(std::move(shard));
       }
       out.options.push_back(std::move(option));
@@ -224,8 +221,10 @@ TEST_CASE("partitioners place torchrec's chosen proposal like torchrec", "[parti
     const auto partitioner = make_partitioner(partitioner_config);
     const PartitionOutcome outcome = partitioner->partition(space, proposal, constraint);
     std::string difference;
-    if (!outcome.ok) difference = "partition failed: " + partition_failure_text(outcome.failure, space);
-    else difference = compare_with_golden(chosen, space, proposal, outcome.placement, golden, constraint.world_size);
+    if (!outcome.ok)
+      difference = "partition failed: " + partition_failure_text(outcome.failure, space);
+    else
+      difference = compare_with_golden(chosen, space, proposal, outcome.placement, golden, constraint.world_size);
     if (difference.empty()) {
       ++matched;
     } else {
@@ -249,11 +248,13 @@ TEST_CASE("partitioners place the scale goldens' plans like torchrec", "[partiti
     const Topology constraint = reserved_topology(golden);
     const PartitionerOptions partitioner_config = partitioner_options(c);
     const PartitionOutcome outcome = make_partitioner(partitioner_config)->partition(space, proposal, constraint);
-    std::string difference = outcome.ok ? compare_with_golden(chosen, space, proposal, outcome.placement,
-                                                              golden, constraint.world_size)
-                                        : "partition failed: " + partition_failure_text(outcome.failure, space);
-    if (difference.empty()) ++matched;
-    else FAIL_CHECK(c.name << " [" << to_string(partitioner_config.type) << "]: " << difference);
+    std::string difference =
+        outcome.ok ? compare_with_golden(chosen, space, proposal, outcome.placement, golden, constraint.world_size)
+                   : "partition failed: " + partition_failure_text(outcome.failure, space);
+    if (difference.empty())
+      ++matched;
+    else
+      FAIL_CHECK(c.name << " [" << to_string(partitioner_config.type) << "]: " << difference);
   }
   WARN("partitioner parity (scale): " << matched << "/" << compared << " cases match");
   if (!testing::parity_skipped()) CHECK(compared > 0);
@@ -271,8 +272,7 @@ TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitio
     return tail;
   };
   for (const auto& c : testing::golden_cases()) {
-    if (c.name != "infeasible-insufficient-storage" && c.name != "infeasible-strict-constraints")
-      continue;
+    if (c.name != "infeasible-insufficient-storage" && c.name != "infeasible-strict-constraints") continue;
     INFO("case " << c.name);
     const json golden = testing::load_golden(c);
     const json options = testing::golden_options(c, golden);
@@ -281,8 +281,7 @@ TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitio
     const auto partitioner = make_partitioner(partitioner_options(c));
 
     // Every option of the infeasible table fails on its own.
-    const std::string culprit =
-        c.name == "infeasible-insufficient-storage" ? "ebc.huge" : "ebc.big_tw";
+    const std::string culprit = c.name == "infeasible-insufficient-storage" ? "ebc.huge" : "ebc.big_tw";
     std::vector<ShardingOption> singles;
     for (const json& o : options)
       if (o.at("fqn") == culprit) singles.push_back(testing::option_from_golden(o));
@@ -297,8 +296,7 @@ TEST_CASE("a proposal that cannot fit fails with torchrec's message", "[partitio
 
     // torchrec's last proposal (from the uniform proposer: one sharding type for
     // all tables) reproduces the golden's last error text exactly.
-    const std::string sharding_type =
-        c.name == "infeasible-insufficient-storage" ? "data_parallel" : "table_wise";
+    const std::string sharding_type = c.name == "infeasible-insufficient-storage" ? "data_parallel" : "table_wise";
     std::vector<ShardingOption> last;
     std::map<std::string, bool> taken;
     for (const json& o : options) {

@@ -6,11 +6,11 @@
 
 #include "common/error.h"
 #include "common/units.h"
-#include "planner_output/partition_failure_text.h"
-#include "planner/partitioners/partitioner_factory.h"
-#include "planner/refiners/optimizing_refiner.h"
 #include "planner/partitioners/greedy/placement_loads.h"
 #include "planner/partitioners/greedy/torchrec_repr.h"
+#include "planner/partitioners/partitioner_factory.h"
+#include "planner/refiners/optimizing_refiner.h"
+#include "planner_output/partition_failure_text.h"
 
 namespace shardplan {
 namespace {
@@ -21,19 +21,27 @@ struct ShardSpec {
   double perf;
 };
 
-ShardingOption make_option(const std::string& name, ShardingType type,
-                           const std::vector<ShardSpec>& shards, const std::string& path = "ebc") {
+ShardingOption make_option(const std::string& name, ShardingType type, const std::vector<ShardSpec>& shards,
+                           const std::string& path = "ebc") {
   ShardingOption option;
   option.name = name;
   option.path = path;
   option.sharding_type = type;
   switch (type) {
     case ShardingType::kDataParallel:
-    case ShardingType::kRowWise: option.partition_by = PartitionBy::kUniform; break;
+    case ShardingType::kRowWise:
+      option.partition_by = PartitionBy::kUniform;
+      break;
     case ShardingType::kTableRowWise:
-    case ShardingType::kTableColumnWise: option.partition_by = PartitionBy::kHost; break;
-    case ShardingType::kGridShard: option.partition_by = PartitionBy::kMultiHost; break;
-    default: option.partition_by = PartitionBy::kDevice; break;
+    case ShardingType::kTableColumnWise:
+      option.partition_by = PartitionBy::kHost;
+      break;
+    case ShardingType::kGridShard:
+      option.partition_by = PartitionBy::kMultiHost;
+      break;
+    default:
+      option.partition_by = PartitionBy::kDevice;
+      break;
   }
   for (const auto& spec : shards) {
     Shard shard;
@@ -146,24 +154,20 @@ TEST_CASE("uniform options go first, shard i on rank i", "[partitioner]") {
       make_option("tw", ShardingType::kTableWise, {{80, 1}}),
       make_option("rw", ShardingType::kRowWise, {{10, 5}, {10, 1}}),
   });
-  const auto outcome =
-      GreedyPerfPartitioner().partition(options.space, options.proposal, make_topology({100, 100}, 2));
+  const auto outcome = GreedyPerfPartitioner().partition(options.space, options.proposal, make_topology({100, 100}, 2));
   REQUIRE(outcome.ok);
   CHECK(outcome.placement.rank_lists() == Ranks{{1}, {0, 1}});
 
   // A data_parallel shard larger than a rank fails with torchrec's text.
-  const Proposed too_big = proposed({
-      make_option("dp", ShardingType::kDataParallel, {{50, 1}, {150, 1}})});
-  const auto failed =
-      GreedyPerfPartitioner().partition(too_big.space, too_big.proposal, make_topology({100, 100}, 2));
+  const Proposed too_big = proposed({make_option("dp", ShardingType::kDataParallel, {{50, 1}, {150, 1}})});
+  const auto failed = GreedyPerfPartitioner().partition(too_big.space, too_big.proposal, make_topology({100, 100}, 2));
   CHECK_FALSE(failed.ok);
   CHECK(failed.error_type == PlannerErrorType::kPartition);
   CHECK(text_of(failed, too_big) ==
         "Shard of size Storage(hbm=150, ddr=0) bytes does not fit on any rank. Device memory "
         "cap: Storage(hbm=100, ddr=0).");
 
-  const Proposed wrong_count = proposed({
-      make_option("rw3", ShardingType::kRowWise, {{1, 1}, {1, 1}, {1, 1}})});
+  const Proposed wrong_count = proposed({make_option("rw3", ShardingType::kRowWise, {{1, 1}, {1, 1}, {1, 1}})});
   const auto mismatch =
       GreedyPerfPartitioner().partition(wrong_count.space, wrong_count.proposal, make_topology({100, 100}, 2));
   CHECK(text_of(mismatch, wrong_count) ==
@@ -178,21 +182,23 @@ TEST_CASE("host partitioning picks the least-loaded host that fits", "[partition
   const Proposed proposal = proposed({tw, twrw});
 
   // Roomy host 1: twrw's shards on its devices 2 and 3, in order.
-  auto roomy = GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({200, 200, 200, 200}, 2));
+  auto roomy =
+      GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(roomy.ok);
   CHECK(roomy.placement.rank_lists() == Ranks{{0}, {2, 3}});
 
   // Host 1 holds 30 + 30 < 80 bytes: skipped; host 0 takes twrw on r0, r1.
-  auto tight = GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({200, 200, 30, 30}, 2));
+  auto tight =
+      GreedyPerfPartitioner().partition(proposal.space, proposal.proposal, make_topology({200, 200, 30, 30}, 2));
   REQUIRE(tight.ok);
   CHECK(tight.placement.rank_lists() == Ranks{{0}, {0, 1}});
 
   // table_column_wise: a device heap inside host 1: shard 0 -> r2, shard 1 -> r3
   // (perf tie at 0, local rank), shard 2 -> r2 (perf 1 each, local rank again).
-  const ShardingOption twcw =
-      make_option("twcw", ShardingType::kTableColumnWise, {{10, 1}, {10, 1}, {10, 1}});
+  const ShardingOption twcw = make_option("twcw", ShardingType::kTableColumnWise, {{10, 1}, {10, 1}, {10, 1}});
   const Proposed tw_twcw = proposed({tw, twcw});
-  auto column = GreedyPerfPartitioner().partition(tw_twcw.space, tw_twcw.proposal, make_topology({200, 200, 200, 200}, 2));
+  auto column =
+      GreedyPerfPartitioner().partition(tw_twcw.space, tw_twcw.proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(column.ok);
   CHECK(column.placement.rank_lists() == Ranks{{0}, {2, 3, 2}});
 
@@ -207,13 +213,15 @@ TEST_CASE("grid_shard takes whole hosts by perf", "[partitioner]") {
   const ShardingOption tw = make_option("tw", ShardingType::kTableWise, {{100, 10}});
   const ShardingOption grid = make_option("grid", ShardingType::kGridShard, {{40, 1}, {40, 1}});
   const Proposed tw_grid = proposed({tw, grid});
-  auto outcome = GreedyPerfPartitioner().partition(tw_grid.space, tw_grid.proposal, make_topology({200, 200, 200, 200}, 2));
+  auto outcome =
+      GreedyPerfPartitioner().partition(tw_grid.space, tw_grid.proposal, make_topology({200, 200, 200, 200}, 2));
   REQUIRE(outcome.ok);
   CHECK(outcome.placement.rank_lists() == Ranks{{0}, {2, 3}});
 
   const ShardingOption odd = make_option("odd", ShardingType::kGridShard, {{1, 1}, {1, 1}, {1, 1}});
   const Proposed odd_only = proposed({odd});
-  auto failed = GreedyPerfPartitioner().partition(odd_only.space, odd_only.proposal, make_topology({200, 200, 200, 200}, 2));
+  auto failed =
+      GreedyPerfPartitioner().partition(odd_only.space, odd_only.proposal, make_topology({200, 200, 200, 200}, 2));
   CHECK(text_of(failed, odd_only) ==
         "Grid Sharding is unable to place shards equally over hosts without overlapping. "
         "num_shards=3 % local_world_size=2 != 0");
@@ -332,7 +340,8 @@ TEST_CASE("greedy partition speed, 1000 tables x 512 ranks", "[.partitioner-benc
   constexpr int kRuns = 20;
   const auto start = std::chrono::steady_clock::now();
   int placed = 0;
-  for (int run = 0; run < kRuns; ++run) placed += greedy.partition(proposal.space, proposal.proposal, topology).ok ? 1 : 0;
+  for (int run = 0; run < kRuns; ++run)
+    placed += greedy.partition(proposal.space, proposal.proposal, topology).ok ? 1 : 0;
   const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
   CHECK(placed == kRuns);
   WARN("greedy partition of 1000 tables on 512 ranks: " << elapsed.count() / kRuns << " ms per call");

@@ -20,7 +20,8 @@ std::string rule_violation(const ShardingOption& option, int world_size, int per
       const int host = rank(0) / per_host;
       if (host >= hosts) return fmt::format("host option on rank {}, outside every host", rank(0));
       for (int j = 0; j < n; ++j) {
-        if (rank(j) / per_host != host) return fmt::format("host option spans hosts {} and {}", host, rank(j) / per_host);
+        if (rank(j) / per_host != host)
+          return fmt::format("host option spans hosts {} and {}", host, rank(j) / per_host);
         if (option.sharding_type == ShardingType::kTableRowWise && rank(j) != host * per_host + j)
           return fmt::format("table_row_wise shard {} on rank {}, not local device {}", j, rank(j), j);
       }

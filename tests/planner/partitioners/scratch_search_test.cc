@@ -52,7 +52,7 @@ ShardingOption scratch_option(const std::string& name, ShardingType type, Partit
 }
 
 struct ScratchInstance {
-  std::vector<ShardingOption> options;  // grouped by table, tables in order
+  std::vector<ShardingOption> options;     // grouped by table, tables in order
   std::vector<std::vector<int>> by_table;  // indices into options
   Topology topology;
 };
@@ -78,7 +78,8 @@ ScratchInstance random_instance(std::uint64_t seed) {
     ids.push_back(static_cast<int>(in.options.size()));
     in.options.push_back(scratch_option(name, ShardingType::kTableWise, PartitionBy::kDevice, {p}, {{size, 0}}));
     ids.push_back(static_cast<int>(in.options.size()));
-    in.options.push_back(scratch_option(name, ShardingType::kTableWise, PartitionBy::kDevice, {p * 2 + 1}, {{0, size}}));
+    in.options.push_back(
+        scratch_option(name, ShardingType::kTableWise, PartitionBy::kDevice, {p * 2 + 1}, {{0, size}}));
     if (rng.below(2) == 0) {
       const double half = p / 2 + 1;
       const std::int64_t h = (size + 1) / 2;
@@ -223,7 +224,8 @@ std::optional<std::vector<ShardingOption>> poor_start(const ScratchInstance& in)
   for (const auto& ids : in.by_table) {
     std::vector<int> order = ids;
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return in.options[static_cast<std::size_t>(a)].total_perf() > in.options[static_cast<std::size_t>(b)].total_perf();
+      return in.options[static_cast<std::size_t>(a)].total_perf() >
+             in.options[static_cast<std::size_t>(b)].total_perf();
     });
     bool placed = false;
     for (int id : order) {
@@ -244,7 +246,8 @@ std::optional<std::vector<ShardingOption>> poor_start(const ScratchInstance& in)
             rank = -1;
             for (int f : firsts) {
               bool all = true;
-              for (std::size_t k = 0; k < o.shards.size(); ++k) all = all && room(f + static_cast<int>(k), *o.shards[k].storage);
+              for (std::size_t k = 0; k < o.shards.size(); ++k)
+                all = all && room(f + static_cast<int>(k), *o.shards[k].storage);
               if (all) {
                 rank = f;
                 break;

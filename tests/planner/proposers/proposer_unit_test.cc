@@ -55,12 +55,12 @@ constexpr auto kFused = ComputeKernel::kFused;
 TEST_CASE("grid search: product in itertools order, options sorted by max shard perf", "[planner][proposer]") {
   // a: RW max perf 1 sorts before TW perf 2; b: TW only.
   std::vector<ShardingOption> options{option("a", TW, kFused, {2}, 10), option("b", TW, kFused, {1}, 10),
-                                       option("a", RW, kFused, {1, 1}, 10), option("b", RW, kFused, {3, 0}, 10)};
+                                      option("a", RW, kFused, {1, 1}, 10), option("b", RW, kFused, {3, 0}, 10)};
   GridSearchProposer grid;
   SearchSpace space(std::move(options));
   grid.load(space, nullptr);
   CHECK(drain(grid, space) == std::vector<std::string>{"a:row_wise b:table_wise ", "a:row_wise b:row_wise ",
-                                                "a:table_wise b:table_wise ", "a:table_wise b:row_wise "});
+                                                       "a:table_wise b:table_wise ", "a:table_wise b:row_wise "});
 }
 
 TEST_CASE("grid search proposes nothing past max_proposals", "[planner][proposer]") {
@@ -82,12 +82,12 @@ TEST_CASE("greedy advances the table with the largest (max hbm, sum hbm, max ddr
   // Start (a:TW, b:TW): both keys (100,100,0,0): tie -> first table a advances.
   // Then a is at its last option; b advances. Then nothing left.
   std::vector<ShardingOption> options{option("a", TW, kFused, {1}, 100), option("a", RW, kFused, {2, 2}, 60),
-                                       option("b", TW, kFused, {1}, 100), option("b", RW, kFused, {5, 5}, 10)};
+                                      option("b", TW, kFused, {1}, 100), option("b", RW, kFused, {5, 5}, 10)};
   GreedyProposer greedy(true);
   SearchSpace space(std::move(options));
   greedy.load(space, nullptr);
-  CHECK(drain(greedy, space) == std::vector<std::string>{"a:table_wise b:table_wise ", "a:row_wise b:table_wise ",
-                                                  "a:row_wise b:row_wise "});
+  CHECK(drain(greedy, space) ==
+        std::vector<std::string>{"a:table_wise b:table_wise ", "a:row_wise b:table_wise ", "a:row_wise b:row_wise "});
 }
 
 TEST_CASE("greedy_sum sorts by summed shard perf", "[planner][proposer]") {
@@ -119,8 +119,8 @@ TEST_CASE("greedy with a threshold stops after consecutive inferior ratings", "[
 
 TEST_CASE("uniform: one proposal per sharding type offered for every table", "[planner][proposer]") {
   std::vector<ShardingOption> options{option("a", TW, kFused, {2}, 1), option("a", DP, ComputeKernel::kDense, {1}, 1),
-                                       option("b", TW, kFused, {1}, 1), option("b", RW, kFused, {1, 1}, 1),
-                                       option("a", RW, kFused, {4, 4}, 1)};
+                                      option("b", TW, kFused, {1}, 1), option("b", RW, kFused, {1, 1}, 1),
+                                      option("a", RW, kFused, {4, 4}, 1)};
   UniformProposer uniform;
   SearchSpace space(std::move(options));
   uniform.load(space, nullptr);
@@ -131,8 +131,8 @@ TEST_CASE("uniform: one proposal per sharding type offered for every table", "[p
 
 TEST_CASE("offload scaleup: first fused_uvm_caching option by perf, one proposal", "[planner][proposer]") {
   std::vector<ShardingOption> options{option("a", TW, kFused, {1}, 100),
-                                       option("a", TW, ComputeKernel::kFusedUvmCaching, {3}, 20),
-                                       option("a", RW, ComputeKernel::kFusedUvmCaching, {2, 2}, 20)};
+                                      option("a", TW, ComputeKernel::kFusedUvmCaching, {3}, 20),
+                                      option("a", RW, ComputeKernel::kFusedUvmCaching, {2, 2}, 20)};
   for (auto& o : options) o.cache_params = CacheParams{0.2, {}, {}, {}, {}};
   EmbeddingOffloadScaleupProposer offload;
   OptionEstimator estimator = [](ShardingOption&) {};
@@ -168,7 +168,8 @@ TEST_CASE("offload scaleup promotes a table whose all-HBM form is smaller", "[pl
   CHECK(space[0].compute_kernel == ComputeKernel::kFusedUvmCaching);
 }
 
-TEST_CASE("proposal keys ignore order; a derived copy with the same content is the same option", "[planner][proposer]") {
+TEST_CASE("proposal keys ignore order; a derived copy with the same content is the same option",
+          "[planner][proposer]") {
   SearchSpace space(std::vector<ShardingOption>{option("a", TW, kFused, {1}, 1), option("b", TW, kFused, {1}, 1),
                                                 option("b", RW, kFused, {1, 1}, 1)});
   ShardingOption copy_of_a = space[0];
@@ -204,8 +205,8 @@ SearchSpace tally_test_space(std::mt19937_64& rng, int tables, int options_per_t
       for (int s = 0; s < 1 + k % 3; ++s) {
         Shard shard;
         // Some storages near 2^40 so that sums carry; negative never.
-        shard.storage = Storage{static_cast<std::int64_t>(rng() % (1ULL << 40)),
-                                static_cast<std::int64_t>(rng() % 1000)};
+        shard.storage =
+            Storage{static_cast<std::int64_t>(rng() % (1ULL << 40)), static_cast<std::int64_t>(rng() % 1000)};
         Perf p;
         p.fwd_compute = static_cast<double>(k);
         shard.perf = p;

@@ -33,7 +33,8 @@ ModelConfig tiny_model() {
   return m;
 }
 
-TEST_CASE("heuristical reservation: percentage, then dense x multiplier, then 20 KJT copies", "[planner][reservation]") {
+TEST_CASE("heuristical reservation: percentage, then dense x multiplier, then 20 KJT copies",
+          "[planner][reservation]") {
   StorageReservationOptions options;  // heuristical, 0.15, multiplier 6
   auto reservation = make_storage_reservation(options);
   ReservationOutcome out = reservation->reserve(two_ranks(ComputeDevice::kCuda, 16 * kGiB, 64 * kGiB), tiny_model());

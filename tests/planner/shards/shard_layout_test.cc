@@ -53,10 +53,8 @@ TEST_CASE("row_wise gives ceil(rows/n) to the leading ranks", "[enumerator][layo
 TEST_CASE("row_wise of a tiny table leaves empty shards at the end", "[enumerator][layout]") {
   // 5 rows / 8: block 1, ranks 0-4 one row each, rank 5 the remainder 0, 6-7 none.
   const auto rw = shard_layout(ShardingType::kRowWise, table(5, 4, 8, 8));
-  CHECK(sizes_of(rw) ==
-        Grid{{1, 4}, {1, 4}, {1, 4}, {1, 4}, {1, 4}, {0, 4}, {0, 4}, {0, 4}});
-  CHECK(offsets_of(rw) ==
-        Grid{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {5, 0}, {5, 0}});
+  CHECK(sizes_of(rw) == Grid{{1, 4}, {1, 4}, {1, 4}, {1, 4}, {1, 4}, {0, 4}, {0, 4}, {0, 4}});
+  CHECK(offsets_of(rw) == Grid{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {5, 0}, {5, 0}});
 }
 
 TEST_CASE("row_wise with custom capacities splits rows by memory", "[enumerator][layout]") {
@@ -75,12 +73,10 @@ TEST_CASE("row_wise with custom capacities splits rows by memory", "[enumerator]
 TEST_CASE("table_row_wise splits rows over one host", "[enumerator][layout]") {
   // 16 ranks, 8 per host: 10 rows over 8 -> block 2, 10 // 2 = 5 full ranks, then 0s.
   const auto twrw = shard_layout(ShardingType::kTableRowWise, table(10, 8, 16, 8));
-  CHECK(sizes_of(twrw) ==
-        Grid{{2, 8}, {2, 8}, {2, 8}, {2, 8}, {2, 8}, {0, 8}, {0, 8}, {0, 8}});
+  CHECK(sizes_of(twrw) == Grid{{2, 8}, {2, 8}, {2, 8}, {2, 8}, {2, 8}, {0, 8}, {0, 8}, {0, 8}});
 }
 
-TEST_CASE("column block is the first multiple of 4 from min_partition dividing the dim",
-          "[enumerator][layout]") {
+TEST_CASE("column block is the first multiple of 4 from min_partition dividing the dim", "[enumerator][layout]") {
   CHECK(column_block_size(256, std::nullopt) == 128);  // default 128 divides 256
   CHECK(column_block_size(256, 0) == 128);             // 0 means the default
   CHECK(column_block_size(96, std::nullopt) == 96);    // nothing in [128, 96): whole dim
@@ -107,8 +103,7 @@ TEST_CASE("grid_shard splits each column block over one host", "[enumerator][lay
   req.min_partition = 64;
   const auto grid = shard_layout(ShardingType::kGridShard, req);
   CHECK(sizes_of(grid) == Grid{{5, 64}, {5, 64}, {5, 64}, {5, 64}, {5, 64}, {5, 64}, {5, 64}, {5, 64}});
-  CHECK(offsets_of(grid) ==
-        Grid{{0, 0}, {5, 0}, {0, 64}, {5, 64}, {0, 128}, {5, 128}, {0, 192}, {5, 192}});
+  CHECK(offsets_of(grid) == Grid{{0, 0}, {5, 0}, {0, 64}, {5, 64}, {0, 128}, {5, 128}, {0, 192}, {5, 192}});
 }
 
 TEST_CASE("row splits fail where torchrec divides by zero", "[enumerator][layout]") {

@@ -33,7 +33,8 @@ class DeviceHeap {
     deferred_flag_.assign(devices.size(), 0);
     for (std::size_t i = 0; i < heap_.size(); ++i) heap_[i] = entry(static_cast<int>(i));
     std::make_heap(heap_.begin(), heap_.end(), [](const Entry& a, const Entry& b) { return before(b, a); });
-    for (std::size_t i = 0; i < heap_.size(); ++i) slot_[static_cast<std::size_t>(heap_[i].position)] = static_cast<int>(i);
+    for (std::size_t i = 0; i < heap_.size(); ++i)
+      slot_[static_cast<std::size_t>(heap_[i].position)] = static_cast<int>(i);
   }
   bool empty() const { return heap_.empty(); }
   int top() const { return heap_.front().position; }
@@ -109,8 +110,8 @@ class DeviceHeap {
 
  private:
   struct Entry {
-    double perf = 0;         // the device's perf total
-    std::uint64_t tie = 0;   // rank % local_world_size, then rank
+    double perf = 0;        // the device's perf total
+    std::uint64_t tie = 0;  // rank % local_world_size, then rank
     int position = 0;
   };
   Entry entry(int position) const {

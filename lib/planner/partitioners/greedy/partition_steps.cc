@@ -4,7 +4,6 @@
 #include <map>
 #include <numeric>
 
-
 namespace shardplan {
 namespace {
 
@@ -41,8 +40,8 @@ PartitionFailure uniform_misfit(const Storage& shard, const Storage& free) {
   return f;
 }
 
-StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices,
-                            std::span<const int> slots, std::span<int> ranks) {
+StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices, std::span<const int> slots,
+                            std::span<int> ranks) {
   if (shards.size() != slots.size()) {
     PartitionFailure f;
     f.kind = PartitionFailureKind::kUniformShardCount;
@@ -61,8 +60,7 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
 }
 
 StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
-                           DeviceHeap& heap, std::span<int> ranks,
-                           HostOrder* hosts_to_touch) {
+                           DeviceHeap& heap, std::span<int> ranks, HostOrder* hosts_to_touch) {
   heap.apply_deferred();
   const std::span<const Shard> shards = brief.shard_span();
   for (std::size_t j = 0; j < shards.size(); ++j) {
@@ -103,8 +101,8 @@ StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::
 }
 
 StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
-                           const Hosts& hosts, HostOrder& order, int param_count,
-                           std::span<int> ranks, HostStepScratch& scratch, int& placed_host) {
+                           const Hosts& hosts, HostOrder& order, int param_count, std::span<int> ranks,
+                           HostStepScratch& scratch, int& placed_host) {
   for (int host : order.sorted(devices)) {
     std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
     Storage host_storage;
@@ -117,7 +115,8 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       const std::span<const Shard> shards = brief.shard_span();
       if (shards.size() != host_devices.size()) continue;  // a shard-count error: next host
       bool fits = true;
-      for (std::size_t i = 0; i < shards.size() && fits; ++i) fits = storage_of(shards[i]).fits_in(host_devices[i].free);
+      for (std::size_t i = 0; i < shards.size() && fits; ++i)
+        fits = storage_of(shards[i]).fits_in(host_devices[i].free);
       if (!fits) continue;
       for (std::size_t i = 0; i < shards.size(); ++i) {
         ranks[i] = host_devices[i].rank;
@@ -132,8 +131,7 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
     if (brief.sharding_type == ShardingType::kTableColumnWise) {
       // torchrec keys this heap with local_world_size = the host's device count.
       scratch.heap.reset(scratch.trial, static_cast<int>(scratch.trial.size()));
-      error = device_partition(id, brief, scratch.trial, scratch.heap, scratch.trial_ranks,
-                               nullptr);
+      error = device_partition(id, brief, scratch.trial, scratch.heap, scratch.trial_ranks, nullptr);
     } else {
       error = failure_of(PartitionFailureKind::kUnexpectedShardingType, id);
     }
@@ -149,8 +147,8 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
 }
 
 StepError multi_host_partition(OptionId id, const ShardingOption& option, std::span<DeviceLoad> devices,
-                               const Hosts& hosts, HostOrder& order, int param_count,
-                               std::span<int> ranks, std::vector<int>& placed_hosts) {
+                               const Hosts& hosts, HostOrder& order, int param_count, std::span<int> ranks,
+                               std::vector<int>& placed_hosts) {
   if (hosts.count == 0) return failure_of(PartitionFailureKind::kNoHostLevel);
   const int num_shards = option.num_shards();
   const int hosts_needed = num_shards / hosts.size;
@@ -169,7 +167,8 @@ StepError multi_host_partition(OptionId id, const ShardingOption& option, std::s
       all_hosts_used = true;
       for (int i = 0; i < hosts_needed; ++i) selected.push_back(sorted[static_cast<std::size_t>(i % hosts.count)]);
     } else {
-      for (int i = host_index; i < host_index + hosts_needed; ++i) selected.push_back(sorted[static_cast<std::size_t>(i)]);
+      for (int i = host_index; i < host_index + hosts_needed; ++i)
+        selected.push_back(sorted[static_cast<std::size_t>(i)]);
     }
     ++host_index;
     // A host picked twice is one device list in torchrec's deepcopy (memo), so

@@ -21,7 +21,8 @@ std::vector<RankLoad> rank_loads(const SearchSpace& space, const Proposal& propo
   return loads;
 }
 
-double noop_perf_rating(const SearchSpace& space, const Proposal& proposal, const Placement& placement, int world_size) {
+double noop_perf_rating(const SearchSpace& space, const Proposal& proposal, const Placement& placement,
+                        int world_size) {
   // Sums shard totals (not component sums) per rank, as NoopPerfModel does; the
   // two differ in the last bits.
   std::vector<double> perfs(static_cast<std::size_t>(std::max(world_size, 0)), 0.0);

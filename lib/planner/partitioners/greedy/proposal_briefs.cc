@@ -15,8 +15,9 @@ constexpr std::size_t kMaxPatchedOptions = 16;
 // its proposal index (kUniformKey for uniform options, which are placed first).
 std::uint64_t sort_key(const PartitionOptionBrief& b, GreedySortBy sort_by, std::size_t i) {
   const int rank = sort_by == GreedySortBy::kStorage ? b.storage_rank : b.perf_rank;
-  return b.partition_by == PartitionBy::kUniform ? kUniformKey
-                                                 : static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(i);
+  return b.partition_by == PartitionBy::kUniform
+             ? kUniformKey
+             : static_cast<std::uint64_t>(rank) << 32 | static_cast<std::uint32_t>(i);
 }
 
 }  // namespace

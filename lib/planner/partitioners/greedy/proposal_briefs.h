@@ -11,8 +11,8 @@
 
 #include "config/planner_names.h"
 #include "planner/partition_option_summary.h"
-#include "planner/search_space.h"
 #include "planner/partitioners/greedy/uniform_fast_step.h"
+#include "planner/search_space.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -53,8 +53,8 @@ class ProposalBriefs {
   std::vector<const PartitionOptionSummary*> summary_;
   UniformScratch uniform_;
   bool all_paths_known_ = true;  // every option's path is one of the enumerated options'
-  bool ranked_ = false;  // every non-uniform option has a rank in the search space
-  std::size_t changed_ = 0;  // sort keys that differ from the last ranked proposal's
+  bool ranked_ = false;          // every non-uniform option has a rank in the search space
+  std::size_t changed_ = 0;      // sort keys that differ from the last ranked proposal's
   bool counted_ = false;
   std::vector<int> per_path_;
   std::map<std::string, int> options_per_path_name_;  // when not all_paths_known_

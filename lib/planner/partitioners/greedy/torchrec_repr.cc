@@ -2,11 +2,11 @@
 
 #include "common/python_format.h"
 
-#include <span>
+#include <fmt/format.h>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fmt/format.h>
+#include <span>
 
 namespace shardplan {
 
@@ -15,11 +15,9 @@ std::string storage_repr(const Storage& storage) {
 }
 
 std::string perf_repr(const Perf& perf) {
-  return fmt::format(
-      "Perf(fwd_compute={}, fwd_comms={}, bwd_compute={}, bwd_comms={}, prefetch_compute={})",
-      python_repr(perf.fwd_compute), python_repr(perf.fwd_comms),
-      python_repr(perf.bwd_compute), python_repr(perf.bwd_comms),
-      python_repr(perf.prefetch_compute));
+  return fmt::format("Perf(fwd_compute={}, fwd_comms={}, bwd_compute={}, bwd_comms={}, prefetch_compute={})",
+                     python_repr(perf.fwd_compute), python_repr(perf.fwd_comms), python_repr(perf.bwd_compute),
+                     python_repr(perf.bwd_comms), python_repr(perf.prefetch_compute));
 }
 
 namespace {
@@ -38,11 +36,9 @@ std::string int_tuple_repr(std::span<const std::int64_t> values) {
 }  // namespace
 
 std::string shard_str(const Shard& shard) {
-  return fmt::format("Shard size: {}, offset: {}, storage: {}, perf: {}, rank: {}",
-                     int_tuple_repr(shard.size), int_tuple_repr(shard.offset),
-                     shard.storage ? storage_repr(*shard.storage) : "None",
-                     shard.perf ? perf_repr(*shard.perf) : "None",
-                     shard.rank ? std::to_string(*shard.rank) : "None");
+  return fmt::format("Shard size: {}, offset: {}, storage: {}, perf: {}, rank: {}", int_tuple_repr(shard.size),
+                     int_tuple_repr(shard.offset), shard.storage ? storage_repr(*shard.storage) : "None",
+                     shard.perf ? perf_repr(*shard.perf) : "None", shard.rank ? std::to_string(*shard.rank) : "None");
 }
 
 }  // namespace shardplan

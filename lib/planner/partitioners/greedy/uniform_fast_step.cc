@@ -88,8 +88,7 @@ FastUniform uniform_partition_fast(const std::vector<const PartitionOptionBrief*
   if (world == 0) return FastUniform::kNotApplicable;
   const Perf& first = devices[0].perf;
   for (const DeviceLoad& d : devices)
-    if (d.perf != first)
-      return FastUniform::kNotApplicable;
+    if (d.perf != first) return FastUniform::kNotApplicable;
   for (std::size_t i : scratch.uniform)
     if (static_cast<std::size_t>(brief[i]->num_shards) != world || !brief[i]->perf_homogeneous)
       return FastUniform::kNotApplicable;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/partitioners/greedy/device_load.h"
 #include "planner/partition_option_summary.h"
+#include "planner/partitioners/greedy/device_load.h"
 #include "planner/search_space.h"
 #include "planner/types.h"
 

@@ -46,21 +46,6 @@ class Rng {
   std::uint64_t state_;
 };
 
-RefinementOption shape_of(const ShardingOption& option) {
-  RefinementOption s;
-  s.option = &option;
-  s.rule = option.partition_by;
-  s.table_row_wise = option.sharding_type == ShardingType::kTableRowWise;
-  for (const auto& shard : option.shards) {
-    s.perf.push_back(shard.perf.value_or(Perf{}).total());
-    s.storage.push_back(shard.storage.value_or(Storage{}));
-    s.total_perf += s.perf.back();
-    s.max_shard_perf = std::max(s.max_shard_perf, s.perf.back());
-    s.total_storage += s.storage.back();
-  }
-  return s;
-}
-
 bool same_shape(const RefinementOption& a, const RefinementOption& b) {
   return a.option->sharding_type == b.option->sharding_type && a.option->compute_kernel == b.option->compute_kernel &&
          a.perf == b.perf && a.storage == b.storage;
@@ -203,7 +188,8 @@ class Search {
       int best_shape = -1;
       std::vector<int> best_ranks;
       for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
-        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 +
+                 state_.world_size();
         std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
         if (!ranks) continue;
         state_.place(t, i, *ranks);
@@ -232,10 +218,12 @@ class Search {
     const Objective before = state_.objective();
     std::vector<int> ruined;
     auto take = [&](int t) {
-      if (ruined.size() < kRuinTables && std::find(ruined.begin(), ruined.end(), t) == ruined.end()) ruined.push_back(t);
+      if (ruined.size() < kRuinTables && std::find(ruined.begin(), ruined.end(), t) == ruined.end())
+        ruined.push_back(t);
     };
     const std::vector<int> on_b = tables_on(b);
-    const std::size_t wanted = 1 + static_cast<std::size_t>(rng_.below(static_cast<int>(std::min(on_b.size(), kRuinTables / 2)) + 1));
+    const std::size_t wanted =
+        1 + static_cast<std::size_t>(rng_.below(static_cast<int>(std::min(on_b.size(), kRuinTables / 2)) + 1));
     for (int t : on_b) {
       if (ruined.size() >= wanted) break;
       const TableState& table = state_.tables()[static_cast<std::size_t>(t)];
@@ -276,7 +264,8 @@ class Search {
         mean = std::max(mean / state_.world_size(), 1e-300);
       }
       for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
-        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state_.world_size();
+        work_ += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 +
+                 state_.world_size();
         std::optional<std::vector<int>> ranks = state_.greedy_ranks(t, i);
         if (!ranks) continue;
         state_.place(t, i, *ranks);
@@ -339,9 +328,9 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
   state.tables().resize(candidates.size());
   for (std::size_t t = 0; t < candidates.size(); ++t) {
     std::vector<RefinementOption> shapes;
-    if (first[t]) shapes.push_back(shape_of(*first[t]));
+    if (first[t]) shapes.push_back(refinement_option_of(*first[t]));
     for (const ShardingOption* option : candidates[t]) {
-      RefinementOption s = shape_of(*option);
+      RefinementOption s = refinement_option_of(*option);
       if (s.rule == PartitionBy::kMultiHost) continue;
       if (!shapes.empty() && same_shape(s, shapes.front())) continue;
       shapes.push_back(std::move(s));
@@ -357,9 +346,9 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
                                              const OptimizeOptions& options, std::int64_t budget,
                                              std::int64_t scratch_limit, OptimizeResult& result) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(options.time_budget_seconds));
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                             std::chrono::duration<double>(options.time_budget_seconds));
   std::int64_t work = 0;
   SearchState scratch_model = empty;
   std::vector<ScratchStart> starts = scratch_starts(scratch_model, scratch_limit, work, deadline);

@@ -29,7 +29,7 @@ inline constexpr double kDefaultTimeBudgetSeconds = 2.0;
 
 struct OptimizeOptions {
   double time_budget_seconds = kDefaultTimeBudgetSeconds;  // safety cap; <= 0: no search
-  std::int64_t work_budget = 0;                             // evaluations; 0: derived from the size
+  std::int64_t work_budget = 0;                            // evaluations; 0: derived from the size
   std::uint64_t seed = kSeed;
 };
 
@@ -41,8 +41,8 @@ struct OptimizeResult {
   std::int64_t work_used = 0;
   std::int64_t work_budget = 0;
   bool stopped_by_clock = false;
-  int scratch_starts = 0;   // complete placements built from scratch
-  std::string best_start;   // where the kept plan's search began: "greedy" or "scratch"
+  int scratch_starts = 0;  // complete placements built from scratch
+  std::string best_start;  // where the kept plan's search began: "greedy" or "scratch"
 };
 
 // The work budget used when OptimizeOptions::work_budget is 0.

@@ -75,8 +75,8 @@ std::optional<MemoryPrices> scratch_price(const SearchState& state, const Scratc
   // The priced (weighted) memory of the choice falls as the price rises (the
   // Lagrangian's monotonicity), so bisection on it is sound; the resource left
   // unpriced may then not fit, and the placement's fallbacks deal with that.
-  const double allowed = fill * (direction.hbm * static_cast<double>(capacity.hbm) +
-                                 direction.ddr * static_cast<double>(capacity.ddr));
+  const double allowed =
+      fill * (direction.hbm * static_cast<double>(capacity.hbm) + direction.ddr * static_cast<double>(capacity.ddr));
   const auto fits = [&](double mu) {
     const MemoryPrices p{mu * direction.hbm, mu * direction.ddr};
     const ScratchTotals totals = scratch_totals(state, scratch_choice(state, p, target, work));
@@ -134,7 +134,8 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
       for (int i = 0; i < static_cast<int>(shapes.size()); ++i)
         if (i != chosen && shapes[static_cast<std::size_t>(i)].rule != PartitionBy::kMultiHost) fallback.push_back(i);
       std::stable_sort(fallback.begin(), fallback.end(), [&](int a, int b) {
-        return priced_cost(shapes[static_cast<std::size_t>(a)], prices) < priced_cost(shapes[static_cast<std::size_t>(b)], prices);
+        return priced_cost(shapes[static_cast<std::size_t>(a)], prices) <
+               priced_cost(shapes[static_cast<std::size_t>(b)], prices);
       });
       for (int i : fallback) {
         work += static_cast<std::int64_t>(shapes[static_cast<std::size_t>(i)].perf.size()) * world + world;
@@ -166,7 +167,8 @@ std::optional<ScratchStart> scratch_place(SearchState& state, const std::vector<
 // it. nullopt when it fits nowhere.
 std::optional<std::vector<int>> packed_ranks(const SearchState& state, int t, int shape_index,
                                              const ScratchDirection& direction) {
-  const RefinementOption& shape = state.tables()[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
+  const RefinementOption& shape =
+      state.tables()[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(shape_index)];
   const int n = static_cast<int>(shape.perf.size());
   const int world = state.world_size();
   std::vector<Storage> extra(static_cast<std::size_t>(world));  // what this shape adds per rank so far
@@ -233,7 +235,8 @@ std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirect
   const auto& tables = state.tables();
   const auto n = tables.size();
   const auto memory = [&](const RefinementOption& s) {
-    return direction.hbm * static_cast<double>(s.total_storage.hbm) + direction.ddr * static_cast<double>(s.total_storage.ddr);
+    return direction.hbm * static_cast<double>(s.total_storage.hbm) +
+           direction.ddr * static_cast<double>(s.total_storage.ddr);
   };
   std::vector<std::vector<int>> by_size(n);
   std::vector<double> largest(n, 0);
@@ -241,14 +244,16 @@ std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirect
     for (int i = 0; i < static_cast<int>(tables[t].shapes().size()); ++i)
       if (tables[t].shapes()[static_cast<std::size_t>(i)].rule != PartitionBy::kMultiHost) by_size[t].push_back(i);
     std::stable_sort(by_size[t].begin(), by_size[t].end(), [&](int a, int b) {
-      return memory(tables[t].shapes()[static_cast<std::size_t>(a)]) < memory(tables[t].shapes()[static_cast<std::size_t>(b)]);
+      return memory(tables[t].shapes()[static_cast<std::size_t>(a)]) <
+             memory(tables[t].shapes()[static_cast<std::size_t>(b)]);
     });
     if (!by_size[t].empty()) largest[t] = memory(tables[t].shapes()[static_cast<std::size_t>(by_size[t].front())]);
   }
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return largest[static_cast<std::size_t>(a)] > largest[static_cast<std::size_t>(b)]; });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return largest[static_cast<std::size_t>(a)] > largest[static_cast<std::size_t>(b)];
+  });
   ScratchStart start;
   start.shapes.assign(n, 0);
   start.ranks.assign(n, {});
@@ -257,8 +262,10 @@ std::optional<ScratchStart> scratch_pack(SearchState& state, const ScratchDirect
   for (int t : order) {
     std::optional<std::vector<int>> ranks;
     for (int i : by_size[static_cast<std::size_t>(t)]) {
-      work += static_cast<std::int64_t>(tables[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(i)].perf.size()) *
-                  state.world_size() + state.world_size();
+      work += static_cast<std::int64_t>(
+                  tables[static_cast<std::size_t>(t)].shapes()[static_cast<std::size_t>(i)].perf.size()) *
+                  state.world_size() +
+              state.world_size();
       ranks = packed_ranks(state, t, i, direction);
       if (ranks) {
         start.shapes[static_cast<std::size_t>(t)] = i;
@@ -320,7 +327,8 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
   for (const ScratchDirection& direction : directions) {
     for (double fill : kScratchFills) {
       if (stop()) break;
-      const std::optional<MemoryPrices> unlimited = scratch_price(state, direction, kNoTarget, fill, capacity, price_scale, work);
+      const std::optional<MemoryPrices> unlimited =
+          scratch_price(state, direction, kNoTarget, fill, capacity, price_scale, work);
       if (!unlimited) break;  // a lower fill is no easier
       const double average = scratch_totals(state, scratch_choice(state, *unlimited, kNoTarget, work)).perf / world;
       bool placed_any = false;
@@ -348,11 +356,10 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
         starts.push_back(std::move(*start));
         break;
       }
-  std::stable_sort(starts.begin(), starts.end(),
-                   [](const ScratchStart& a, const ScratchStart& b) {
-                     return std::make_pair(a.objective.max_load, a.objective.sum_squares) <
-                            std::make_pair(b.objective.max_load, b.objective.sum_squares);
-                   });
+  std::stable_sort(starts.begin(), starts.end(), [](const ScratchStart& a, const ScratchStart& b) {
+    return std::make_pair(a.objective.max_load, a.objective.sum_squares) <
+           std::make_pair(b.objective.max_load, b.objective.sum_squares);
+  });
   return starts;
 }
 

@@ -13,6 +13,21 @@ constexpr double kRelativeEpsilon = 1e-12;
 
 }  // namespace
 
+RefinementOption refinement_option_of(const ShardingOption& option) {
+  RefinementOption s;
+  s.option = &option;
+  s.rule = option.partition_by;
+  s.table_row_wise = option.sharding_type == ShardingType::kTableRowWise;
+  for (const auto& shard : option.shards) {
+    s.perf.push_back(shard.perf.value_or(Perf{}).total());
+    s.storage.push_back(shard.storage.value_or(Storage{}));
+    s.total_perf += s.perf.back();
+    s.max_shard_perf = std::max(s.max_shard_perf, s.perf.back());
+    s.total_storage += s.storage.back();
+  }
+  return s;
+}
+
 bool Objective::better_than(const Objective& o) const {
   const double max_eps = kRelativeEpsilon * std::max(1.0, std::abs(o.max_load));
   if (max_load < o.max_load - max_eps) return true;
@@ -107,7 +122,8 @@ bool SearchState::allowed(int t, int shard, int rank) const {
     case PartitionBy::kHost:
       // table_column_wise shards may use any device of their host; table_row_wise
       // shards are pinned to local device k (torchrec's _uniform_partition on the host).
-      return !s.table_row_wise && rank / ranks_per_host_ == here / ranks_per_host_ && rank < num_hosts_ * ranks_per_host_;
+      return !s.table_row_wise && rank / ranks_per_host_ == here / ranks_per_host_ &&
+             rank < num_hosts_ * ranks_per_host_;
     case PartitionBy::kUniform:
     case PartitionBy::kMultiHost:
       return rank == here;
@@ -118,7 +134,8 @@ bool SearchState::allowed(int t, int shard, int rank) const {
 std::optional<std::vector<int>> SearchState::device_greedy(const RefinementOption& shape, int begin, int end) {
   std::vector<std::size_t> order(shape.perf.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return shape.perf[a] > shape.perf[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return shape.perf[a] > shape.perf[b]; });
   std::vector<int> ranks(shape.perf.size(), -1);
   bool ok = true;
   for (std::size_t j : order) {
@@ -175,7 +192,9 @@ std::optional<std::vector<int>> SearchState::greedy_ranks(int t, int shape_index
         if (!ranks) continue;
         // The host's peak load once the table is on it.
         std::vector<double> host(loads_.begin() + first, loads_.begin() + first + ranks_per_host_);
-        for (int k = 0; k < n; ++k) host[static_cast<std::size_t>((*ranks)[static_cast<std::size_t>(k)] - first)] += shape.perf[static_cast<std::size_t>(k)];
+        for (int k = 0; k < n; ++k)
+          host[static_cast<std::size_t>((*ranks)[static_cast<std::size_t>(k)] - first)] +=
+              shape.perf[static_cast<std::size_t>(k)];
         const double peak = *std::max_element(host.begin(), host.end());
         if (!best || peak < best_peak) {
           best = std::move(ranks);

@@ -18,13 +18,16 @@ namespace shardplan::optimizing {
 struct RefinementOption {
   const ShardingOption* option = nullptr;
   PartitionBy rule = PartitionBy::kDevice;
-  bool table_row_wise = false;  // host rule: shard k on local device k of the host
-  std::vector<double> perf;     // per shard, Perf::total()
+  bool table_row_wise = false;   // host rule: shard k on local device k of the host
+  std::vector<double> perf;      // per shard, Perf::total()
   std::vector<Storage> storage;  // per shard
   double total_perf = 0;
   double max_shard_perf = 0;  // the largest entry of `perf`
   Storage total_storage;      // sum of `storage`
 };
+
+// `option` reduced to what the searches read (also the exact search's base).
+RefinementOption refinement_option_of(const ShardingOption& option);
 
 // A table: its candidate shapes (shape 0 is the option the plan started with)
 // and where the current shape's shards are.
@@ -65,7 +68,9 @@ class SearchState {
   // What `rank` may hold in all (its reserved capacity).
   const Storage& capacity(int rank) const { return capacity_[static_cast<std::size_t>(rank)]; }
   // What `rank` has left now.
-  Storage room(int rank) const { return capacity_[static_cast<std::size_t>(rank)] - used_[static_cast<std::size_t>(rank)]; }
+  Storage room(int rank) const {
+    return capacity_[static_cast<std::size_t>(rank)] - used_[static_cast<std::size_t>(rank)];
+  }
   // Whether `s` more fits on `rank` now.
   bool fits(int rank, const Storage& s) const;
   // Whether `rank` still fits after giving up `out` and taking `in` (a swap).

@@ -167,8 +167,8 @@ TEST_CASE("cohost_partition of table_row_wise options places what torchrec's tri
     HostStepScratch scratch;
     for (int option = 0; option < 10; ++option) {
       // Mostly one shard per device of a host; sometimes a count that fits no host.
-      const std::size_t count = rng() % 8 == 0 ? static_cast<std::size_t>(hosts.size) + 1
-                                               : static_cast<std::size_t>(hosts.size);
+      const std::size_t count =
+          rng() % 8 == 0 ? static_cast<std::size_t>(hosts.size) + 1 : static_cast<std::size_t>(hosts.size);
       std::vector<Shard> shards(count);
       Storage total;
       for (Shard& s : shards) {
@@ -197,8 +197,8 @@ TEST_CASE("cohost_partition of table_row_wise options places what torchrec's tri
       });
       std::vector<int> fast_ranks(count, -1), plain_ranks(count, -1);
       int fast_host = -1;
-      const StepError got = cohost_partition(static_cast<OptionId>(option), brief, fast, hosts, order, 1, fast_ranks,
-                                             scratch, fast_host);
+      const StepError got =
+          cohost_partition(static_cast<OptionId>(option), brief, fast, hosts, order, 1, fast_ranks, scratch, fast_host);
       const std::optional<int> want = plain_cohost_row_wise(shards, total, plain, hosts, host_order, plain_ranks);
       REQUIRE(got.has_value() == !want.has_value());
       if (!want) {

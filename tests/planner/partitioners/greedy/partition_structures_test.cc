@@ -26,7 +26,8 @@ bool key_less(const DeviceLoad& a, const DeviceLoad& b, int lws) {
   return a.rank < b.rank;
 }
 
-TEST_CASE("the device heap always tops the least device, through pops, pushes and updates", "[partitioner][structures]") {
+TEST_CASE("the device heap always tops the least device, through pops, pushes and updates",
+          "[partitioner][structures]") {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
     const int world = 1 + static_cast<int>(rng() % 40);
@@ -94,8 +95,9 @@ TEST_CASE("the host order equals a fresh stable sort by summed perf after every 
           sums[static_cast<std::size_t>(h)] += d.perf_total;
       std::vector<int> want(static_cast<std::size_t>(hosts.count));
       std::iota(want.begin(), want.end(), 0);
-      std::stable_sort(want.begin(), want.end(),
-                       [&](int a, int b) { return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)]; });
+      std::stable_sort(want.begin(), want.end(), [&](int a, int b) {
+        return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)];
+      });
       REQUIRE(order.sorted(devices) == want);
       // Change one to three devices, telling the order about each.
       for (std::uint64_t k = 0, n = 1 + rng() % 3; k < n; ++k) {
