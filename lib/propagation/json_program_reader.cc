@@ -86,6 +86,7 @@ class RawProgramSax {
           return false;
         return true;
       case Section::kOps: {
+        if (depth_ < 3) return false;  // a bare string in the ops list: no op to hold it
         RawOp& op = raw.ops.back();
         if (depth_ == 3 && key_ == "name")
           op.name = std::move(value);
