@@ -18,6 +18,7 @@ namespace shardplan::exact {
 struct ProofOutcome {
   bool improved = false;  // the plan was replaced by a strictly better one
   std::string summary;    // "exact search (...)"
+  bool stopped_by_clock = false;  // the wall-clock cap, not the work budget, ended the search
 };
 
 // Searches `plan`'s instance (the options of `search_space` and of `plan`, by
