@@ -35,7 +35,7 @@ void collect_pair_items(const SearchState& state, int from, int to, bool on_b, s
 
 }  // namespace
 
-bool repartition_pair(SearchState& state, int b, std::int64_t& work) {
+bool repartition_pair(SearchState& state, int b, std::int64_t& work, std::vector<PairMoveRecord>* record) {
   const int world = state.world_size();
   const double lb = state.load(b);
   const double eps = 1e-12 * std::max(1.0, lb);
@@ -121,7 +121,11 @@ bool repartition_pair(SearchState& state, int b, std::int64_t& work) {
       moves.push_back({best_items[k].ref, best_items[k].on_b ? b : best_rank, to_b ? b : best_rank});
   }
   for (const PairMove& m : moves) state.move_shard(m.ref.table, m.ref.shard, m.to);
-  if (state.objective().better_than(before)) return true;
+  if (state.objective().better_than(before)) {
+    if (record)
+      for (const PairMove& m : moves) record->push_back({m.ref, m.from});
+    return true;
+  }
   // Rounding ate the gain: undo.
   for (auto it = moves.rbegin(); it != moves.rend(); ++it) state.move_shard(it->ref.table, it->ref.shard, it->from);
   return false;

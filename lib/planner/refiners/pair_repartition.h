@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "planner/partitioners/optimizing/search_state.h"
 
@@ -25,6 +26,11 @@ inline constexpr int kPairRepartitionShards = 10;
 // applies the best such change and returns true, or returns false (state
 // unchanged) when no pair can lower b. Adds its work (assignments tried, ranks
 // scanned) to `work`.
-bool repartition_pair(SearchState& state, int b, std::int64_t& work);
+// `moves`, when given, gets each shard moved as (shard, from rank), in order (to undo).
+struct PairMoveRecord {
+  ShardRef ref;
+  int from = 0;
+};
+bool repartition_pair(SearchState& state, int b, std::int64_t& work, std::vector<PairMoveRecord>* moves = nullptr);
 
 }  // namespace shardplan::optimizing

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "planner/partitioners/optimizing/search_state.h"
+#include "planner/refiners/option_repair.h"
 #include "planner/refiners/pair_repartition.h"
 #include "planner/refiners/target_search.h"
 
@@ -144,6 +145,48 @@ TEST_CASE("pair repartition: table_row_wise and uniform shards stay", "[refiners
   CHECK(state.tables()[3].ranks == std::vector<int>{0, 1, 2, 3});
   // The 4 and the 1 go to the light ranks of host 1 (load 1 each): 4 / 4 / 5 / 2 at worst.
   CHECK(max_load(state) <= 5 + 1e-9);
+}
+
+TEST_CASE("option change with repair: a table turned table_row_wise once a host makes room", "[refiners][repair]") {
+  // Two hosts of two ranks. Table a: table_wise 6 (alone on rank 0), or table_row_wise
+  // 3 + 3. Tables x (4, rank 1), y (4, rank 2), z (1, rank 3): loads 6 / 4 / 4 / 1.
+  // No move, swap or pair split lowers 6 (a on rank 3 makes 7; a for z leaves 6), and a
+  // table_row_wise alone makes a host's peak 7 (x or y under it). With repair: a on host
+  // 0 (3 / 7 / 4 / 1), x to rank 3 (3 / 3 / 4 / 5), z to rank 0 (4 / 3 / 4 / 4): max 4.
+  std::vector<std::vector<ShardingOption>> options;
+  options.push_back({moves_option("a", ShardingType::kTableWise, PartitionBy::kDevice, {6}),
+                     moves_option("a", ShardingType::kTableRowWise, PartitionBy::kHost, {3, 3})});
+  options.push_back({moves_option("x", ShardingType::kTableWise, PartitionBy::kDevice, {4})});
+  options.push_back({moves_option("y", ShardingType::kTableWise, PartitionBy::kDevice, {4})});
+  options.push_back({moves_option("z", ShardingType::kTableWise, PartitionBy::kDevice, {1})});
+  const Topology topology = moves_topology(4, 2, Storage{100, 0});
+  SearchState state = moves_state(topology, options);
+  state.place(0, 0, {0});
+  state.place(1, 0, {1});
+  state.place(2, 0, {2});
+  state.place(3, 0, {3});
+  std::int64_t work = 0;
+  CHECK_FALSE(optimizing::repartition_pair(state, 0, work));
+  REQUIRE(optimizing::change_option_with_repair(state, 0, work));
+  CHECK(state.tables()[0].current == 1);
+  CHECK(max_load(state) == Approx(4));
+  CHECK(moves_violation(state) == "");
+}
+
+TEST_CASE("option change with repair: the state as it was when nothing helps", "[refiners][repair]") {
+  // One rank: every option of a lands on it; nothing can get better.
+  std::vector<std::vector<ShardingOption>> options;
+  options.push_back({moves_option("a", ShardingType::kTableWise, PartitionBy::kDevice, {2}),
+                     moves_option("a", ShardingType::kTableWise, PartitionBy::kDevice, {5})});
+  options.push_back({moves_option("b", ShardingType::kTableWise, PartitionBy::kDevice, {1})});
+  const Topology topology = moves_topology(1, 1, Storage{100, 0});
+  SearchState state = moves_state(topology, options);
+  state.place(0, 0, {0});
+  state.place(1, 0, {0});
+  std::int64_t work = 0;
+  CHECK_FALSE(optimizing::change_option_with_repair(state, 0, work));
+  CHECK(state.tables()[0].current == 0);
+  CHECK(state.load(0) == Approx(3));
 }
 
 TEST_CASE("target search: a uniform table turned into a one-rank table", "[refiners][target]") {
@@ -306,6 +349,13 @@ TEST_CASE("pair repartition and target search on random small instances", "[refi
     CHECK(moves_violation(paired) == "");
     CHECK(max_load(paired) <= start_max);
     CHECK(max_load(paired) >= *optimum - 1e-9);
+
+    SearchState repaired = start;
+    while (optimizing::change_option_with_repair(repaired, repaired.bottleneck(), work)) {
+    }
+    CHECK(moves_violation(repaired) == "");
+    CHECK(max_load(repaired) <= start_max);
+    CHECK(max_load(repaired) >= *optimum - 1e-9);
 
     const auto far = std::chrono::steady_clock::now() + std::chrono::hours(1);
     SearchState targeted = start;

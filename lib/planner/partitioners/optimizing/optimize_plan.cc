@@ -8,6 +8,7 @@
 
 #include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
+#include "planner/refiners/option_repair.h"
 #include "planner/refiners/pair_repartition.h"
 #include "planner/refiners/target_search.h"
 
@@ -32,6 +33,8 @@ constexpr std::size_t kRuinTables = 24;
 constexpr std::size_t kRuinHostTables = 48;
 // Ruin-and-recreate rounds in a row without a gain before the search gives up.
 constexpr int kMaxFailedRuins = 300;
+// Failed ruins between two tries of an option change with repair (option_repair.h).
+constexpr int kRepairEveryFailedRuins = 50;
 // The share of the work budget the scratch starts may use (1 / this).
 constexpr std::int64_t kScratchWorkShare = 8;
 // Scratch starts the search is run from (the best ones), besides greedy's.
@@ -84,6 +87,9 @@ class Search {
         failed_ruins = 0;
       } else if (++failed_ruins > kMaxFailedRuins) {
         break;
+      } else if (failed_ruins % kRepairEveryFailedRuins == 0 && change_option_with_repair(state_, b, work_)) {
+        at_local_optimum = false;  // a compound step the ruins did not find
+        failed_ruins = 0;
       }
     }
   }
