@@ -30,6 +30,9 @@ constexpr std::size_t kTargetRuinTables = 40;
 // Rounds in a row that lower neither the overflow nor the spread before the phase gives up.
 constexpr int kTargetMaxFailedRounds = 400;
 
+// A change in the overflow or the sum of squares smaller than this share of it is rounding.
+constexpr double kTargetRelativeEpsilon = 1e-9;
+
 // (overflow over the target, sum of squared loads); smaller is better, the first first.
 struct TargetScore {
   double overflow = 0;
@@ -49,7 +52,7 @@ TargetScore target_score(const SearchState& state, double target) {
 bool target_better(const TargetScore& a, const TargetScore& b, double eps) {
   if (a.overflow < b.overflow - eps) return true;
   if (a.overflow > b.overflow + eps) return false;
-  return a.sum_squares < b.sum_squares * (1 - 1e-12);
+  return a.sum_squares < b.sum_squares * (1 - kTargetRelativeEpsilon);
 }
 
 // Every table's shape and ranks.
@@ -99,7 +102,9 @@ bool target_search(SearchState& state, std::int64_t budget, std::uint64_t seed,
       stopped_by_clock = true;
       break;
     }
-    const double eps = 1e-12 * std::max(1.0, target) * world;
+    // Relative to the loads, not to 1: on a model of microsecond loads the rounding
+    // that re-adding shards leaves would otherwise pass for a gain, round after round.
+    const double eps = kTargetRelativeEpsilon * target * world;
     const TargetScore before = target_score(state, target);
     work += world;
     overloaded.clear();
