@@ -213,6 +213,26 @@ TEST_CASE("target search: a uniform table turned into a one-rank table", "[refin
   CHECK(moves_violation(state) == "");
 }
 
+TEST_CASE("target search: microsecond loads end by stagnation, not by the budget", "[refiners][target]") {
+  // Loads of a few microseconds on a plan no round can improve: the phase stops after
+  // its rounds without a gain, far inside a huge budget (rounding in re-added loads
+  // must not count as a gain, which would keep it going).
+  std::vector<double> perfs;
+  for (int t = 0; t < 12; ++t) perfs.push_back(1e-3 * (1 + (t * 7) % 5) / 3.0);
+  const auto options = single_shard_tables(perfs);
+  const Topology topology = moves_topology(4, 2, Storage{100, 0});
+  SearchState state = moves_state(topology, options);
+  for (int t = 0; t < 12; ++t) state.place(t, 0, {t % 4});
+  std::int64_t work = 0;
+  bool stopped = false;
+  const auto far = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  const double before = max_load(state);
+  optimizing::target_search(state, 1'000'000'000, 3, far, work, stopped);
+  CHECK(work < 20'000'000);
+  CHECK(max_load(state) <= before);
+  CHECK(moves_violation(state) == "");
+}
+
 // A fixed tiny PRNG (the instances must be the same everywhere).
 class MovesTestRng {
  public:
