@@ -32,8 +32,8 @@ bool change_option_with_repair(SearchState& state, int b, std::int64_t& work) {
     for (int i = 0; i < static_cast<int>(table.shapes().size()); ++i) {
       if (i == old_shape) continue;
       state.unplace(t);
-      work += static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 +
-              state.world_size();
+      work +=
+          static_cast<std::int64_t>(table.shapes()[static_cast<std::size_t>(i)].perf.size()) * 2 + state.world_size();
       std::optional<std::vector<int>> ranks = state.greedy_ranks(t, i);
       if (!ranks) {
         state.place(t, old_shape, old_ranks);

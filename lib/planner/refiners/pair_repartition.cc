@@ -28,8 +28,8 @@ void collect_pair_items(const SearchState& state, int from, int to, bool on_b, s
   for (const ShardRef& ref : state.movable_on(from)) {
     if (!pair_item_free(state, ref, to)) continue;
     const RefinementOption& s = state.tables()[static_cast<std::size_t>(ref.table)].shape();
-    out.push_back({ref, s.perf[static_cast<std::size_t>(ref.shard)], s.storage[static_cast<std::size_t>(ref.shard)],
-                   on_b});
+    out.push_back(
+        {ref, s.perf[static_cast<std::size_t>(ref.shard)], s.storage[static_cast<std::size_t>(ref.shard)], on_b});
   }
 }
 
@@ -63,7 +63,8 @@ bool repartition_pair(SearchState& state, int b, std::int64_t& work, std::vector
     if (from_b == 0) continue;  // nothing of b's can leave
     if (items.size() > static_cast<std::size_t>(kPairRepartitionShards)) {
       // The largest stay free; the rest stay where they are.
-      std::stable_sort(items.begin(), items.end(), [](const PairItem& x, const PairItem& y) { return x.perf > y.perf; });
+      std::stable_sort(items.begin(), items.end(),
+                       [](const PairItem& x, const PairItem& y) { return x.perf > y.perf; });
       items.resize(static_cast<std::size_t>(kPairRepartitionShards));
     }
     const int n = static_cast<int>(items.size());

@@ -47,8 +47,9 @@ TEST_CASE("optimizing: the summary says when --time-budget, not the work budget,
   REQUIRE(capped.exit_code == 0);
   CHECK(capped.err.find("search  stopped by --time-budget before its work budget") != std::string::npos);
   // Greedy never searches: no such line.
-  const RunResult greedy = run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " +
-                                         kSourceDir + "/configs/topology-2x8-80g.yaml -o /dev/null");
+  const RunResult greedy =
+      run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
+                    "/configs/topology-2x8-80g.yaml -o /dev/null");
   REQUIRE(greedy.exit_code == 0);
   CHECK(greedy.err.find("stopped by --time-budget") == std::string::npos);
 }

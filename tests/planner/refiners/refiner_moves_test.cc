@@ -267,12 +267,11 @@ std::vector<std::vector<ShardingOption>> moves_instance(MovesTestRng& rng, Topol
     slow.shards[0].storage = Storage{0, size};
     list.push_back(slow);
     if (rng.below(2) == 0)
-      list.push_back(moves_option(name, ShardingType::kColumnWise, PartitionBy::kDevice, {p / 2 + 1, p / 2 + 1},
-                                  (size + 1) / 2));
-    if (rng.below(2) == 0)
       list.push_back(
-          moves_option(name, ShardingType::kRowWise, PartitionBy::kUniform, {p / 4 + 1, p / 4 + 1, p / 4 + 1, p / 4 + 1},
-                       (size + 3) / 4));
+          moves_option(name, ShardingType::kColumnWise, PartitionBy::kDevice, {p / 2 + 1, p / 2 + 1}, (size + 1) / 2));
+    if (rng.below(2) == 0)
+      list.push_back(moves_option(name, ShardingType::kRowWise, PartitionBy::kUniform,
+                                  {p / 4 + 1, p / 4 + 1, p / 4 + 1, p / 4 + 1}, (size + 3) / 4));
     if (rng.below(2) == 0)
       list.push_back(
           moves_option(name, ShardingType::kTableRowWise, PartitionBy::kHost, {p / 2 + 0.5, p / 2}, (size + 1) / 2));
