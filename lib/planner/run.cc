@@ -37,6 +37,7 @@ void refine_plan(PlanRun& run, const PlanRefiner& refiner) {
   run.phases.restart();
   RefinementOutcome outcome = refiner.refine(run.result.plan, run.result.perf_rating, run.search_space.enumerated(),
                                              run.result.reservation->reserved);
+  run.stopped_by_clock = run.stopped_by_clock || outcome.stopped_by_clock;
   run.phases.mark(outcome.summary);
 }
 
@@ -51,6 +52,7 @@ void search_for_plan(PlanRun& run, const PlanRefiner& refiner) {
   const Topology& reserved = run.result.reservation->reserved;
   RefinementOutcome outcome = refiner.search(plan, rating, options, reserved);
   if (outcome.summary.empty()) return;  // this refinement does not search
+  run.stopped_by_clock = run.stopped_by_clock || outcome.stopped_by_clock;
   run.phases.mark(outcome.summary);
   if (outcome.improved) {
     run.result.failure.reset();
@@ -156,6 +158,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
         const exact::ProofOutcome proof = exact::prove_plan(
             run.result.plan, run.result.perf_rating, run.search_space.enumerated(), run.result.reservation->reserved,
             *run.bound, input.planner.partitioner.time_budget_seconds);
+        run.stopped_by_clock = run.stopped_by_clock || proof.stopped_by_clock;
         run.phases.mark(proof.summary);
       }
     }

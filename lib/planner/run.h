@@ -36,6 +36,9 @@ struct PlanRun {
   std::optional<LowerBound> bound;
   double seconds = 0;  // wall time of planning (stats only, never the plan file)
   PhaseTimes phases;   // enumeration, then the planner's phases
+  // --partitioner optimizing: --time-budget, not the deterministic work budget,
+  // ended a search (the refinement or the exact search); the plan may depend on the machine.
+  bool stopped_by_clock = false;
 
   bool ok() const { return !enumeration_error && result.ok(); }
   // A PlanStop asked to stop before the run ended (result.stopped): no plan, no

@@ -386,6 +386,9 @@ class Stats {
 struct RefinementOutcome {
   bool improved = false;  // false: the plan and its rating are unchanged
   std::string summary;    // one line for the phase times ("optimize placement ... (figures)")
+  // The wall-clock cap (--time-budget) ended the search before its work budget:
+  // the plan may differ on a slower or busier machine.
+  bool stopped_by_clock = false;
 };
 
 // A refinement (shardplan's own stage; torchrec has none): composed after a

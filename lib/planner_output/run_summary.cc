@@ -76,6 +76,7 @@ RunSummary summarize_run(const PlanRun& run, const StatsReport& report, const st
     if (const double gap = bound_gap(run.result.perf_rating, run.bound->value); std::isfinite(gap)) s.gap = gap;
     s.proven_optimal = run.bound->exact && run.result.perf_rating == run.bound->value;
   }
+  s.stopped_by_clock = run.stopped_by_clock;
   return s;
 }
 
@@ -99,6 +100,9 @@ std::string render_summary_text(const RunSummary& s) {
   else if (s.bound)
     out += fmt::format("{:<8}lower bound {:.4f} ms ({}); the plan is {} above it\n", "bound", *s.bound, s.bound_binding,
                        s.gap ? fmt::format("{:.1f}%", *s.gap * 100) : std::string("n/a"));
+  if (s.stopped_by_clock)
+    out += fmt::format("{:<8}stopped by --time-budget before its work budget: another machine may plan differently\n",
+                       "search");
   out += fmt::format("{:<8}{}\n", "plan",
                      s.destination.empty() ? std::string("written to stdout") : "written to " + s.destination);
   return out;

@@ -53,6 +53,8 @@ struct RunSummary {
   std::optional<double> gap;  // (plan - bound) / bound; unset when the bound is 0
   // --partitioner optimizing only (the exact search ran): the plan meets its bound.
   bool proven_optimal = false;
+  // --time-budget ended a search before its work budget (PlanRun::stopped_by_clock).
+  bool stopped_by_clock = false;
   std::string destination;  // where the plan went: a file name, or "" for stdout
 };
 

@@ -72,6 +72,7 @@ ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
   }
   clamp_to_plan(bound, perf_rating);
   bound.exact = facts;
+  out.stopped_by_clock = result.stopped_by_clock;
   out.summary =
       fmt::format("exact search ({} nodes, {} of {} work{}{}{})", result.nodes, result.work_used, result.work_budget,
                   result.complete ? ", complete" : ", budget spent", out.improved ? ", found a better plan" : "",

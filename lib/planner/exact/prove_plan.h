@@ -16,8 +16,9 @@ namespace shardplan::exact {
 
 // What the step did, for the phase times.
 struct ProofOutcome {
-  bool improved = false;  // the plan was replaced by a strictly better one
-  std::string summary;    // "exact search (...)"
+  bool improved = false;          // the plan was replaced by a strictly better one
+  std::string summary;            // "exact search (...)"
+  bool stopped_by_clock = false;  // the wall-clock cap, not the work budget, ended the search
 };
 
 // Searches `plan`'s instance (the options of `search_space` and of `plan`, by

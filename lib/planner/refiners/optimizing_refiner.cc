@@ -18,6 +18,7 @@ RefinementOutcome OptimizingRefiner::refine(std::vector<ShardingOption>& plan, d
     perf_rating = improved.perf_rating;
     out.improved = true;
   }
+  out.stopped_by_clock = improved.stopped_by_clock;
   out.summary = fmt::format(
       "optimize placement and options ({} of {} work, {} scratch starts, best from {}, {} options changed{})",
       improved.work_used, improved.work_budget, improved.scratch_starts,
@@ -38,6 +39,7 @@ RefinementOutcome OptimizingRefiner::search(std::vector<ShardingOption>& plan, d
     perf_rating = found.perf_rating;
     out.improved = true;
   }
+  out.stopped_by_clock = found.stopped_by_clock;
   out.summary = fmt::format("search every option for a plan ({} of {} work, {} scratch starts, {}{})", found.work_used,
                             found.work_budget, found.scratch_starts, out.improved ? "plan found" : "none found",
                             found.stopped_by_clock ? ", stopped by --time-budget" : "");

@@ -37,5 +37,22 @@ TEST_CASE("optimizing partitioner from the command line", "[optimizing][app]") {
   CHECK(bad.err.find("error: --time-budget: expected seconds in [0, 3600]") == 0);
 }
 
+TEST_CASE("optimizing: the summary says when --time-budget, not the work budget, ended the search",
+          "[optimizing][app]") {
+  // A microsecond cap passes before the first step: the search stops by the clock,
+  // and the plan is still written (greedy's, or what the search reached).
+  const std::string base = "--model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
+                           "/configs/topology-2x8-80g.yaml -o /dev/null --partitioner optimizing";
+  const RunResult capped = run_shardplan("plan " + base + " --time-budget 0.000001");
+  REQUIRE(capped.exit_code == 0);
+  CHECK(capped.err.find("search  stopped by --time-budget before its work budget") != std::string::npos);
+  // Greedy never searches: no such line.
+  const RunResult greedy =
+      run_shardplan("plan --model " + kSourceDir + "/configs/dlrm-criteo-terabyte.yaml --topology " + kSourceDir +
+                    "/configs/topology-2x8-80g.yaml -o /dev/null");
+  REQUIRE(greedy.exit_code == 0);
+  CHECK(greedy.err.find("stopped by --time-budget") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace shardplan::testing

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <string>
 
 #include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
+#include "planner/refiners/option_repair.h"
+#include "planner/refiners/pair_repartition.h"
+#include "planner/refiners/target_search.h"
 
 namespace shardplan::optimizing {
 
@@ -17,12 +21,20 @@ namespace {
 // ranks (docs/optimizing-partitioner.md) while leaving small instances enough room to converge.
 constexpr std::int64_t kWorkPerTableRank = 40;
 constexpr std::int64_t kWorkFloor = 60'000'000;
+// Tables x ranks up to which the budget grows with the size; it shrinks past it,
+// so that the search ends far inside the default --time-budget on the largest
+// models (docs/optimizing-partitioner.md: determinism).
+constexpr double kWorkFullSize = 250'000;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
 constexpr std::size_t kOptionChangeTables = 16;
 // Tables ruined at once (the bottleneck's and two random ranks'), at most.
 constexpr std::size_t kRuinTables = 24;
+// Tables ruined at once when a whole host's are taken, at most.
+constexpr std::size_t kRuinHostTables = 48;
 // Ruin-and-recreate rounds in a row without a gain before the search gives up.
 constexpr int kMaxFailedRuins = 300;
+// Failed ruins between two tries of an option change with repair (option_repair.h).
+constexpr int kRepairEveryFailedRuins = 50;
 // The share of the work budget the scratch starts may use (1 / this).
 constexpr std::int64_t kScratchWorkShare = 8;
 // Scratch starts the search is run from (the best ones), besides greedy's.
@@ -67,7 +79,7 @@ class Search {
       }
       const int b = state_.bottleneck();
       if (!at_local_optimum) {
-        if (move_or_swap(b) || change_option(b)) continue;
+        if (move_or_swap(b) || repartition_pair(state_, b, work_) || change_option(b)) continue;
         at_local_optimum = true;
       }
       if (ruin_and_recreate(b)) {
@@ -75,6 +87,9 @@ class Search {
         failed_ruins = 0;
       } else if (++failed_ruins > kMaxFailedRuins) {
         break;
+      } else if (failed_ruins % kRepairEveryFailedRuins == 0 && change_option_with_repair(state_, b, work_)) {
+        at_local_optimum = false;  // a compound step the ruins did not find
+        failed_ruins = 0;
       }
     }
   }
@@ -221,6 +236,10 @@ class Search {
       if (ruined.size() < kRuinTables && std::find(ruined.begin(), ruined.end(), t) == ruined.end())
         ruined.push_back(t);
     };
+    auto take_host = [&](int t) {
+      if (ruined.size() < kRuinHostTables && std::find(ruined.begin(), ruined.end(), t) == ruined.end())
+        ruined.push_back(t);
+    };
     const std::vector<int> on_b = tables_on(b);
     const std::size_t wanted =
         1 + static_cast<std::size_t>(rng_.below(static_cast<int>(std::min(on_b.size(), kRuinTables / 2)) + 1));
@@ -230,8 +249,18 @@ class Search {
       if (table.shape().rule == PartitionBy::kMultiHost && table.shapes().size() == 1) continue;
       if (rng_.unit() < 0.7) take(t);
     }
-    for (int k = 0; k < 2; ++k)
-      for (const ShardRef& ref : state_.movable_on(rng_.below(state_.world_size()))) take(ref.table);
+    const int hosts = state_.num_hosts();
+    if (hosts > 1 && state_.ranks_per_host() > 1 && rng_.below(3) == 0) {
+      // A whole other host: a host-rule table on b's host (table_row_wise) can only
+      // move to a host whose every rank makes room, which single moves never do.
+      int h = rng_.below(hosts - 1);
+      if (h >= b / state_.ranks_per_host()) ++h;
+      for (int r = h * state_.ranks_per_host(); r < (h + 1) * state_.ranks_per_host(); ++r)
+        for (const ShardRef& ref : state_.movable_on(r)) take_host(ref.table);
+    } else {
+      for (int k = 0; k < 2; ++k)
+        for (const ShardRef& ref : state_.movable_on(rng_.below(state_.world_size()))) take(ref.table);
+    }
     if (ruined.empty()) return false;
     // 0: by the objective; 1: by the sum of squares; 2: priced (load spread plus the
     // memory prices of the scratch start, which keeps room for the tables after).
@@ -306,7 +335,12 @@ class Search {
 }  // namespace
 
 std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
-  return kWorkFloor + kWorkPerTableRank * static_cast<std::int64_t>(num_tables) * world_size;
+  const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
+  const double full = static_cast<double>(kWorkFloor) + static_cast<double>(kWorkPerTableRank) * kWorkFullSize;
+  if (size <= kWorkFullSize) return kWorkFloor + kWorkPerTableRank * static_cast<std::int64_t>(size);
+  // Past kWorkFullSize a unit of work costs more (longer scans, colder caches) while
+  // the wall-clock cap stays: the budget falls as 1 / sqrt(size).
+  return static_cast<std::int64_t>(full * std::sqrt(kWorkFullSize / size));
 }
 
 double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size) {
@@ -375,7 +409,14 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
     Search search(state, share, run_deadline, options.seed + k, prices);
     search.run();
     work += search.work();
-    result.stopped_by_clock = result.stopped_by_clock || search.stopped_by_clock();
+    bool stopped_by_clock = search.stopped_by_clock();
+    if (!stopped_by_clock) {  // the work left of this start's share: toward a lower target (target_search.h)
+      std::int64_t phase_work = 0;
+      target_search(state, share - search.work(), options.seed + 0x7a46 + k, run_deadline, phase_work,
+                    stopped_by_clock);
+      work += phase_work;
+    }
+    result.stopped_by_clock = result.stopped_by_clock || stopped_by_clock;
     if (!best || state.objective().better_than(best->objective())) {
       best = std::move(state);
       result.best_start = from_greedy && k == 0 ? "greedy" : "scratch";

@@ -333,6 +333,7 @@ std::vector<ScratchStart> scratch_starts(SearchState& state, std::int64_t work_l
       const double average = scratch_totals(state, scratch_choice(state, *unlimited, kNoTarget, work)).perf / world;
       bool placed_any = false;
       for (double factor : kScratchTargetFactors) {
+        if (stop()) break;  // a price bisection scans every option 50 times: check before each
         const double target = factor > 0 ? factor * average : kNoTarget;
         const std::optional<MemoryPrices> prices =
             factor > 0 ? scratch_price(state, direction, target, fill, capacity, price_scale, work) : unlimited;
