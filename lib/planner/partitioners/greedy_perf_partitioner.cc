@@ -50,24 +50,6 @@ bool load_devices(const Topology& storage_constraint, std::int64_t hbm_per_devic
   return ranks_are_positions;
 }
 
-// Options are placed in storage order, so their briefs and shards sit far apart in
-// memory and each one read is a cache miss (a sixth of a big proposal's partition
-// time). Asks for the brief a few options ahead and, once that brief has arrived,
-// for its first shards; reads nothing, so the placement cannot change.
-constexpr std::size_t kBriefPrefetchDistance = 8;
-constexpr std::size_t kShardPrefetchDistance = 4;
-constexpr std::size_t kShardsPrefetched = 4;
-inline void prefetch_ahead_in_placement_order(const ProposalBriefs& briefs, const std::vector<int>& order,
-                                              std::size_t n) {
-  if (n + kBriefPrefetchDistance < order.size())
-    __builtin_prefetch(&briefs.brief(static_cast<std::size_t>(order[n + kBriefPrefetchDistance])));
-  if (n + kShardPrefetchDistance < order.size()) {
-    const PartitionOptionBrief& ahead = briefs.brief(static_cast<std::size_t>(order[n + kShardPrefetchDistance]));
-    const std::span<const Shard> shards = ahead.shard_span();
-    for (std::size_t j = 0; j < shards.size() && j < kShardsPrefetched; ++j) __builtin_prefetch(&shards[j].storage);
-  }
-}
-
 }  // namespace
 
 std::unique_ptr<PartitionWorkspace> GreedyPerfPartitioner::make_workspace() const {
@@ -136,9 +118,8 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
       if (heap_built) ws.heap.defer_update(static_cast<int>(p));
     }
   };
-  for (std::size_t n = 0; n < order.size(); ++n) {
-    prefetch_ahead_in_placement_order(briefs, order, n);
-    const auto i = static_cast<std::size_t>(order[n]);
+  for (int index : order) {
+    const auto i = static_cast<std::size_t>(index);
     const OptionId id = proposal[i];
     std::span<int> ranks = placement.ranks_of(i);
     StepError error;
@@ -158,6 +139,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
       }
       case PartitionBy::kDevice:
         if (!heap_built) {
+          if ((error = first_shard_misfit(id, briefs.brief(i), devices))) break;
           ws.heap.reset(devices, storage_constraint.local_world_size);
           heap_built = true;
         }

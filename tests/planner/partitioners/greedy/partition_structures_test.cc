@@ -76,7 +76,7 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
   }
 }
 
-TEST_CASE("the host order equals a fresh stable sort by summed perf after every change", "[partitioner][structures]") {
+TEST_CASE("the host order equals a fresh stable sort by summed perf after every change, its free sums fresh sums", "[partitioner][structures]") {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 50; ++trial) {
     Hosts hosts;
@@ -99,10 +99,17 @@ TEST_CASE("the host order equals a fresh stable sort by summed perf after every 
         return sums[static_cast<std::size_t>(a)] < sums[static_cast<std::size_t>(b)];
       });
       REQUIRE(order.sorted(devices) == want);
-      // Change one to three devices, telling the order about each.
+      // Each host's free storage, summed afresh (the host-level step reads it).
+      for (int h = 0; h < hosts.count; ++h) {
+        Storage free;
+        for (const DeviceLoad& d : hosts.devices_of(std::span<const DeviceLoad>(devices), h)) free += d.free;
+        REQUIRE(order.free_of(h) == free);
+      }
+      // Change one to three devices (load and free storage), telling the order about each.
       for (std::uint64_t k = 0, n = 1 + rng() % 3; k < n; ++k) {
         const std::size_t d = rng() % world;
         devices[d].perf_total += static_cast<double>(rng() % 3);
+        devices[d].free -= Storage{static_cast<std::int64_t>(rng() % 5), static_cast<std::int64_t>(rng() % 5)};
         order.touch(d);
       }
     }
