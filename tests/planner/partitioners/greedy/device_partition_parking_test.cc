@@ -163,7 +163,8 @@ TEST_CASE("first_shard_misfit fails exactly where device_partition fails at the 
                                                    static_cast<std::int64_t>(rng() % 50)};
     }
     std::vector<Shard> shards(1 + rng() % 4);
-    for (Shard& s : shards) s.storage = Storage{static_cast<std::int64_t>(rng() % 60), static_cast<std::int64_t>(rng() % 60)};
+    for (Shard& s : shards)
+      s.storage = Storage{static_cast<std::int64_t>(rng() % 60), static_cast<std::int64_t>(rng() % 60)};
     PartitionOptionBrief brief;
     brief.shards = shards.data();
     brief.num_shards = static_cast<std::int32_t>(shards.size());

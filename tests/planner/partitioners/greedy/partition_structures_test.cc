@@ -76,7 +76,8 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
   }
 }
 
-TEST_CASE("the host order equals a fresh stable sort by summed perf after every change, its free sums fresh sums", "[partitioner][structures]") {
+TEST_CASE("the host order equals a fresh stable sort by summed perf after every change, its free sums fresh sums",
+          "[partitioner][structures]") {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 50; ++trial) {
     Hosts hosts;
