@@ -1,11 +1,17 @@
 #include "planner/proposal_evaluator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 
 #include <fmt/format.h>
 
 namespace shardplan {
+
+namespace {
+// Proposals evaluated ahead per thread in one batch (see evaluate_ahead).
+constexpr std::size_t kProposalsAheadPerThread = 16;
+}  // namespace
 
 // Partitioning and rating are pure functions of the proposal, so they can run
 // ahead of the loop. Which of two ways uses a second thread is decided here:
@@ -117,7 +123,7 @@ void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
 
 void ProposalEvaluator::evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known) {
   // Enough work per thread start; each evaluated plan holds its placement until used.
-  const std::size_t batch = 16 * static_cast<std::size_t>(std::max(threads_, 1));
+  const std::size_t batch = kProposalsAheadPerThread * static_cast<std::size_t>(std::max(threads_, 1));
   std::vector<Ahead> todo;
   std::vector<ProposalKey> keys;
   ProposalTally tally(keyer_, space_);
@@ -128,11 +134,14 @@ void ProposalEvaluator::evaluate_ahead(const Proposer& proposer, const std::func
     keys.push_back(k);
     todo.push_back(Ahead{std::move(next), tally.total_storage(), {}});
   }
-  // One lane per thread, each with its own workspace, taking every lanes-th proposal.
+  // One lane per thread, each with its own workspace, taking the next proposal not
+  // yet taken (a lane that drew a placed proposal leaves the cheap ones to the
+  // others). Each verdict goes to its proposal's slot: the order is the proposer's.
   const std::size_t lanes = std::min(todo.size(), static_cast<std::size_t>(std::max(threads_, 1)));
   while (lane_workspaces_.size() < lanes) lane_workspaces_.push_back(partitioner_.make_workspace());
+  std::atomic<std::size_t> next_todo{0};
   parallelism_.parallel_for(lanes, threads_, [&](std::size_t lane) {
-    for (std::size_t i = lane; i < todo.size(); i += lanes)
+    for (std::size_t i = next_todo.fetch_add(1); i < todo.size(); i = next_todo.fetch_add(1))
       todo[i].evaluation = evaluate_now(todo[i].proposal, todo[i].needed, lane_workspaces_[lane].get());
   });
   for (std::size_t i = 0; i < todo.size(); ++i) ahead_.emplace(keys[i], std::move(todo[i]));

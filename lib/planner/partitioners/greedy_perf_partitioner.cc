@@ -87,6 +87,16 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   const FastUniform fast =
       uniform_partition_fast(briefs.briefs(), briefs.summaries(), devices, uniform_failure, briefs.uniform());
   if (fast == FastUniform::kFailed) return failure(uniform_failure);
+  // The others go largest first. Most proposals that do not fit fail at the first of
+  // them, when it is device-level and its first shard fits no device: that is found
+  // here, before the placement is laid out (the same failure the loop below gives).
+  const std::vector<int>& order = briefs.placement_order();
+  if (fast != FastUniform::kNotApplicable && !order.empty()) {
+    const auto first = static_cast<std::size_t>(order.front());
+    const PartitionOptionBrief& brief = briefs.brief(first);
+    if (brief.partition_by == PartitionBy::kDevice)
+      if (auto error = first_shard_misfit(proposal[first], brief, devices)) return failure(*error);
+  }
   PartitionOutcome outcome;
   Placement& placement = outcome.placement;
   placement.start(proposal.size());
@@ -108,7 +118,6 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   // The others, largest first. One heap and one host order for the whole
   // proposal, each kept current as devices take shards (see DeviceHeap and
   // HostOrder for why that is torchrec's choice every time).
-  const std::vector<int>& order = briefs.placement_order();
   bool heap_built = false;
   ws.hosts.reset(hosts);
   auto host_changed = [&](int host) {
@@ -139,6 +148,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
       }
       case PartitionBy::kDevice:
         if (!heap_built) {
+          if ((error = first_shard_misfit(id, briefs.brief(i), devices))) break;
           ws.heap.reset(devices, storage_constraint.local_world_size);
           heap_built = true;
         }

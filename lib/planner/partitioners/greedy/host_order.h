@@ -48,16 +48,25 @@ class HostOrder {
   void touch_all() { all_dirty_ = true; }
   // Host indices, least loaded first. Valid until the next touch.
   const std::vector<int>& sorted(std::span<const DeviceLoad> devices);
+  // The summed free storage of a host's devices, as of the last sorted() (summed
+  // there with the perf, one pass over the host's devices that changed).
+  const Storage& free_of(int host) const { return free_[static_cast<std::size_t>(host)]; }
 
  private:
   bool less(int a, int b) const {
     const double x = sums_[static_cast<std::size_t>(a)], y = sums_[static_cast<std::size_t>(b)];
     return x < y || (!(y < x) && a < b);
   }
-  double sum_of(std::span<const DeviceLoad> devices, int host) const;
+  // Re-sums host h's perf (sums_) and free storage (free_).
+  void resum(std::span<const DeviceLoad> devices, int host);
+  // Takes every changed host out, re-sums it and inserts it at its place (the way
+  // that does not rely on finding a host by its old sum).
+  void resort_dirty(std::span<const DeviceLoad> devices);
 
   Hosts hosts_;
   std::vector<double> sums_;
+  std::vector<Storage> free_;
+  int nan_sums_ = 0;  // entries of sums_ that are NaN
   std::vector<char> dirty_;
   std::vector<int> dirty_hosts_;
   bool all_dirty_ = true;

@@ -59,6 +59,26 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
   return std::nullopt;
 }
 
+namespace {
+// device_partition's failure for shard j of option id: every device was tried, so
+// `free` is the largest free storage of any.
+PartitionFailure device_misfit(OptionId id, std::size_t j, std::span<const DeviceLoad> devices) {
+  PartitionFailure f = failure_of(PartitionFailureKind::kDeviceMisfit, id);
+  f.shard = static_cast<int>(j);
+  if (!devices.empty()) f.free = devices.front().free;
+  for (const DeviceLoad& d : devices) f.free = std::max(f.free, d.free);
+  return f;
+}
+}  // namespace
+
+StepError first_shard_misfit(OptionId id, const PartitionOptionBrief& brief, std::span<const DeviceLoad> devices) {
+  if (brief.num_shards == 0) return std::nullopt;
+  const Storage needed = storage_of(brief.shard_span().front());
+  for (const DeviceLoad& d : devices)
+    if (needed.fits_in(d.free)) return std::nullopt;
+  return device_misfit(id, 0, devices);
+}
+
 StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks, HostOrder* hosts_to_touch) {
   heap.apply_deferred();
@@ -89,12 +109,7 @@ StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::
     }
     if (!placed) {
       heap.unpark(needed, true);  // leave the heap whole
-      PartitionFailure f = failure_of(PartitionFailureKind::kDeviceMisfit, id);
-      f.shard = static_cast<int>(j);
-      // Every device was tried: the largest free storage of any.
-      if (!devices.empty()) f.free = devices.front().free;
-      for (const DeviceLoad& d : devices) f.free = std::max(f.free, d.free);
-      return f;
+      return device_misfit(id, j, devices);
     }
   }
   return std::nullopt;
@@ -104,10 +119,8 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
                            const Hosts& hosts, HostOrder& order, int param_count, std::span<int> ranks,
                            HostStepScratch& scratch, int& placed_host) {
   for (int host : order.sorted(devices)) {
+    if (!brief.total_storage.fits_in(order.free_of(host))) continue;
     std::span<DeviceLoad> host_devices = hosts.devices_of(devices, host);
-    Storage host_storage;
-    for (const DeviceLoad& d : host_devices) host_storage += d.free;
-    if (!brief.total_storage.fits_in(host_storage)) continue;
     if (brief.sharding_type == ShardingType::kTableRowWise) {
       // torchrec's _uniform_partition on a copy of the host's devices, shard i on
       // device i: each device takes one shard, so the shards fit the copy exactly

@@ -43,6 +43,12 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
 StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks, HostOrder* hosts_to_touch);
 
+// device_partition's failure when the option's first shard fits no device, found
+// by one pass over the devices without a heap; nullopt otherwise. The greedy
+// partitioner asks before building the heap for a proposal: most proposals that do
+// not fit fail there.
+StepError first_shard_misfit(OptionId id, const PartitionOptionBrief& brief, std::span<const DeviceLoad> devices);
+
 // torchrec's _cohost_partition for a one-option group: the first host (by perf)
 // whose summed free storage covers the option (brief.total_storage) and on which
 // every shard fits. `placed_host` is set to the host used.

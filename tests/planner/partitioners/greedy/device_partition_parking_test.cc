@@ -147,6 +147,52 @@ std::optional<int> plain_cohost_row_wise(const std::vector<Shard>& shards, const
   return std::nullopt;
 }
 
+TEST_CASE("first_shard_misfit fails exactly where device_partition fails at the first shard, with its failure",
+          "[partitioner][structures]") {
+  // The greedy partitioner asks first_shard_misfit before it builds the heap; a
+  // proposal must fail there exactly when device_partition would fail at shard 0,
+  // with the same failure (the text of the last failed proposal is built from it).
+  std::mt19937_64 rng(2829);
+  int early = 0, passed = 0, later_misfits = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int world = 1 + static_cast<int>(rng() % 80);
+    std::vector<DeviceLoad> devices(static_cast<std::size_t>(world));
+    for (int d = 0; d < world; ++d) {
+      devices[static_cast<std::size_t>(d)].rank = d;
+      devices[static_cast<std::size_t>(d)].free = {static_cast<std::int64_t>(rng() % 50),
+                                                   static_cast<std::int64_t>(rng() % 50)};
+    }
+    std::vector<Shard> shards(1 + rng() % 4);
+    for (Shard& s : shards)
+      s.storage = Storage{static_cast<std::int64_t>(rng() % 60), static_cast<std::int64_t>(rng() % 60)};
+    PartitionOptionBrief brief;
+    brief.shards = shards.data();
+    brief.num_shards = static_cast<std::int32_t>(shards.size());
+    const OptionId id = static_cast<OptionId>(trial);
+    const StepError quick = first_shard_misfit(id, brief, devices);
+    std::vector<DeviceLoad> heap_devices = devices;
+    DeviceHeap heap;
+    heap.reset(heap_devices, 8);
+    std::vector<int> ranks(shards.size(), -1);
+    const StepError full = device_partition(id, brief, heap_devices, heap, ranks, nullptr);
+    const bool full_fails_at_first = full && full->shard == 0;
+    REQUIRE(quick.has_value() == full_fails_at_first);
+    if (quick) {
+      ++early;
+      CHECK(quick->kind == PartitionFailureKind::kDeviceMisfit);
+      CHECK(quick->option == full->option);
+      CHECK(quick->shard == 0);
+      CHECK(quick->free == full->free);
+    } else {
+      ++passed;
+      if (full) ++later_misfits;
+    }
+  }
+  CHECK(early > 50);
+  CHECK(passed > 50);
+  CHECK(later_misfits > 10);  // a misfit past the first shard is left to device_partition
+}
+
 TEST_CASE("cohost_partition of table_row_wise options places what torchrec's trial copies place",
           "[partitioner][structures]") {
   std::mt19937_64 rng(2828);
