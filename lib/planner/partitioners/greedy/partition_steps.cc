@@ -40,7 +40,7 @@ PartitionFailure uniform_misfit(const Storage& shard, const Storage& free) {
   return f;
 }
 
-StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices, std::span<const int> slots,
+StepError uniform_partition(const ShardList& shards, std::span<DeviceLoad> devices, std::span<const int> slots,
                             std::span<int> ranks) {
   if (shards.size() != slots.size()) {
     PartitionFailure f;
@@ -62,7 +62,7 @@ StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad>
 StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks, HostOrder* hosts_to_touch) {
   heap.apply_deferred();
-  const std::span<const Shard> shards = brief.shard_span();
+  const ShardList& shards = brief.shard_list();
   for (std::size_t j = 0; j < shards.size(); ++j) {
     const Shard& shard = shards[j];
     const Storage needed = storage_of(shard);
@@ -112,7 +112,7 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       // torchrec's _uniform_partition on a copy of the host's devices, shard i on
       // device i: each device takes one shard, so the shards fit the copy exactly
       // when each fits its device now. Checked first, then placed in place.
-      const std::span<const Shard> shards = brief.shard_span();
+      const ShardList& shards = brief.shard_list();
       if (shards.size() != host_devices.size()) continue;  // a shard-count error: next host
       bool fits = true;
       for (std::size_t i = 0; i < shards.size() && fits; ++i)
