@@ -137,8 +137,9 @@ struct ShardRun {
 // An option's shards, stored as runs (shard_list.cc): a row-wise option on 1 024
 // ranks is full blocks, a remainder and empty shards (three runs, not 1 024
 // Shards), a data-parallel one a single run. Reads like a vector of Shard whose
-// elements are computed values: operator[] and the iterator return a Shard by
-// value, equal field by field (perf bit for bit) to the one pushed. Writers
+// elements are computed values: operator[] and the iterator return a const Shard
+// by value (so `shards[i].rank = r` does not compile), equal field by field (perf
+// bit for bit) to the one pushed. Writers
 // either push shards in order or change whole runs (with_run_values,
 // with_ranks), so no reader ever sees a partly updated list.
 class ShardList {
@@ -147,11 +148,11 @@ class ShardList {
    public:
     using value_type = Shard;
     using difference_type = std::ptrdiff_t;
-    using reference = Shard;
+    using reference = const Shard;
     using iterator_category = std::input_iterator_tag;
     Iterator() = default;
     Iterator(const ShardRun* run, std::int32_t k) : run_(run), k_(k) {}
-    Shard operator*() const { return run_->shard(k_); }
+    const Shard operator*() const { return run_->shard(k_); }
     Iterator& operator++() {
       if (++k_ == run_->count) {
         ++run_;
@@ -177,13 +178,13 @@ class ShardList {
 
   std::size_t size() const { return static_cast<std::size_t>(size_); }
   bool empty() const { return size_ == 0; }
-  Shard operator[](std::size_t i) const {
+  const Shard operator[](std::size_t i) const {
     const ShardRun& run = run_at(i);
     return run.shard(static_cast<std::int32_t>(i) - run.begin);
   }
-  Shard at(std::size_t i) const;  // throws std::out_of_range past the end
-  Shard front() const { return runs_.front().shard(0); }
-  Shard back() const { return runs_.back().shard(runs_.back().count - 1); }
+  const Shard at(std::size_t i) const;  // throws std::out_of_range past the end
+  const Shard front() const { return runs_.front().shard(0); }
+  const Shard back() const { return runs_.back().shard(runs_.back().count - 1); }
   Iterator begin() const { return {runs_.data(), 0}; }
   Iterator end() const { return {runs_.data() + runs_.size(), 0}; }
   // The run holding shard i (i < size()).
@@ -201,6 +202,13 @@ class ShardList {
   }
   // Replaces shard i (rebuilds the list: for tests and rare edits).
   void set(std::size_t i, const Shard& shard);
+  // Calls change(shard) on a copy of shard i, then stores it back with set().
+  template <typename Change>
+  void update(std::size_t i, Change change) {
+    Shard shard = at(i);
+    change(shard);
+    set(i, shard);
+  }
   // Calls update(run) on every run to set values that depend only on the run's size
   // (storage, perf): one estimate per run instead of one per shard.
   template <typename Update>

@@ -52,7 +52,7 @@ ShardList::ShardList(const std::vector<Shard>& shards) {
   for (const Shard& shard : shards) push_back(shard);
 }
 
-Shard ShardList::at(std::size_t i) const {
+const Shard ShardList::at(std::size_t i) const {
   if (i >= size())
     throw std::out_of_range("shard " + std::to_string(i) + " of a list of " + std::to_string(size()) + " shards");
   return (*this)[i];
