@@ -49,7 +49,7 @@ struct PartitionOptionSummary {
 // apart from the options themselves: reading them from 5 000 scattered
 // ShardingOptions per proposal made cache misses most of the partitioning time.
 struct PartitionOptionBrief {
-  Storage total_storage;          // PartitionOptionSummary::total_storage
+  Storage total_storage;              // PartitionOptionSummary::total_storage
   const ShardList* shards = nullptr;  // the option's shards (num_shards of them)
   PartitionBy partition_by = PartitionBy::kDevice;
   ShardingType sharding_type = ShardingType::kTableWise;

@@ -139,9 +139,8 @@ struct ShardRun {
 // Shards), a data-parallel one a single run. Reads like a vector of Shard whose
 // elements are computed values: operator[] and the iterator return a const Shard
 // by value (so `shards[i].rank = r` does not compile), equal field by field (perf
-// bit for bit) to the one pushed. Writers
-// either push shards in order or change whole runs (with_run_values,
-// with_ranks), so no reader ever sees a partly updated list.
+// bit for bit) to the one pushed. Writers push shards in order or change whole
+// runs (with_run_values, with_ranks); update() and set() rebuild the list.
 class ShardList {
  public:
   class Iterator {
@@ -210,12 +209,13 @@ class ShardList {
     set(i, shard);
   }
   // Calls update(run) on every run to set values that depend only on the run's size
-  // (storage, perf): one estimate per run instead of one per shard.
+  // (storage, perf): one estimate per run instead of one per shard. update must
+  // not change a run's size, offsets, ranks, begin or count.
   template <typename Update>
   void with_run_values(Update update) {
     for (ShardRun& run : runs_) update(run);
   }
-  // Sets the rank of shard j to rank_of(j) for every j.
+  // Sets the rank of shard j to rank_of(j) (an int or std::optional<int>) for every j.
   template <typename RankOf>
   void with_ranks(RankOf rank_of) {
     ShardList out;

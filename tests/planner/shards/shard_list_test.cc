@@ -101,10 +101,16 @@ TEST_CASE("a shard list gives back exactly the shards pushed, whatever their pat
       s.size = sizes[rng() % sizes.size()];
       // Mostly progressions (row-wise, column-wise, repeated), sometimes a jump.
       switch (rng() % 4) {
-        case 0: offset[0] += s.size[0]; break;
-        case 1: offset[1] += s.size[1]; break;
-        case 2: break;
-        default: offset = {static_cast<std::int64_t>(rng() % 50), static_cast<std::int64_t>(rng() % 50)};
+        case 0:
+          offset[0] += s.size[0];
+          break;
+        case 1:
+          offset[1] += s.size[1];
+          break;
+        case 2:
+          break;
+        default:
+          offset = {static_cast<std::int64_t>(rng() % 50), static_cast<std::int64_t>(rng() % 50)};
       }
       s.offset = offset;
       s.storage = storages[rng() % 2 ? 2 : rng() % storages.size()];
@@ -152,8 +158,8 @@ TEST_CASE("the layout of every sharding type reads back shard for shard, in few 
     if (uneven)
       for (int k = 0; k < r.world_size; ++k) r.device_memory_sizes.push_back(1 + static_cast<std::int64_t>(rng() % 5));
     for (ShardingType type : types) {
-      INFO("trial " << trial << ", " << to_string(type) << ", " << r.rows << " x " << r.cols << " on "
-                    << r.world_size << " ranks" << (uneven ? " (uneven)" : ""));
+      INFO("trial " << trial << ", " << to_string(type) << ", " << r.rows << " x " << r.cols << " on " << r.world_size
+                    << " ranks" << (uneven ? " (uneven)" : ""));
       const std::vector<Shard> want = shards_of(shard_layout(type, r));
       const ShardList list(want);
       check_reads_back(want, list);
