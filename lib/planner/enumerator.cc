@@ -228,14 +228,15 @@ std::vector<ShardingOption> enumerate_table(const PlanningInput& input, const To
     const auto kernels = filter_compute_kernels(c, sharder_compute_kernels(sharding_type, topology.compute_device),
                                                 type_name, notes, memo);
     if (kernels.empty()) continue;
-    // The layout depends on the sharding type only: computed once, shared by kernels.
-    std::vector<Shard> shards;
+    // The layout depends on the sharding type only: computed once, shared by kernels
+    // (a ShardList of a few runs, cheap to copy).
+    ShardList shards;
     try {
       for (auto& extent : shard_layout(sharding_type, layout)) {
         Shard shard;
         shard.size = std::move(extent.size);
         shard.offset = std::move(extent.offset);
-        shards.push_back(std::move(shard));
+        shards.push_back(shard);
       }
     } catch (const ShardLayoutError& e) {
       // torchrec re-raises its ZeroDivisionError with the table's context; for us a

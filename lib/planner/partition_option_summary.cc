@@ -31,17 +31,18 @@ PartitionOptionSummary summarise(const ShardingOption& option, int path_id) {
     s.shard_perf = option.shards.front().perf.value_or(Perf{});
     s.shard_storage = option.shards.front().storage.value_or(Storage{});
   }
-  for (const Shard& shard : option.shards) {
-    const Storage storage = shard.storage.value_or(Storage{});
+  // Every shard of a run has the run's values: one check per run.
+  for (const ShardRun& run : option.shards.runs()) {
+    const Storage storage = run.storage.value_or(Storage{});
     // Negative storage would make "every prefix fits" differ from "the total fits".
     if (storage.hbm < 0 || storage.ddr < 0) s.perf_homogeneous = false;
-    if (shard.perf.value_or(Perf{}) != s.shard_perf) s.perf_homogeneous = false;
+    if (run.perf.value_or(Perf{}) != s.shard_perf) s.perf_homogeneous = false;
     if (storage != s.shard_storage) s.storage_homogeneous = false;
-    const int index = static_cast<int>(&shard - option.shards.data());
+    const int end = run.begin + run.count;
     if (s.storage_runs.empty() || s.storage_runs.back().storage != storage)
-      s.storage_runs.push_back({index, index + 1, storage});
+      s.storage_runs.push_back({run.begin, end, storage});
     else
-      s.storage_runs.back().end = index + 1;
+      s.storage_runs.back().end = end;
   }
   s.storage_homogeneous = s.storage_homogeneous && s.perf_homogeneous;
   return s;
@@ -62,7 +63,7 @@ void assign_dense_ranks(std::vector<PartitionOptionSummary>& summaries) {
 PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary) {
   PartitionOptionBrief b;
   b.total_storage = summary.total_storage;
-  b.shards = option.shards.data();
+  b.shards = &option.shards;
   b.sharding_type = option.sharding_type;
   b.partition_by = option.partition_by;
   b.perf_homogeneous = summary.perf_homogeneous;

@@ -49,8 +49,8 @@ struct PartitionOptionSummary {
 // apart from the options themselves: reading them from 5 000 scattered
 // ShardingOptions per proposal made cache misses most of the partitioning time.
 struct PartitionOptionBrief {
-  Storage total_storage;          // PartitionOptionSummary::total_storage
-  const Shard* shards = nullptr;  // the option's shards (num_shards of them)
+  Storage total_storage;              // PartitionOptionSummary::total_storage
+  const ShardList* shards = nullptr;  // the option's shards (num_shards of them)
   PartitionBy partition_by = PartitionBy::kDevice;
   ShardingType sharding_type = ShardingType::kTableWise;
   bool perf_homogeneous = false;  // PartitionOptionSummary::perf_homogeneous
@@ -59,7 +59,7 @@ struct PartitionOptionBrief {
   std::int32_t perf_rank = -1;     // PartitionOptionSummary::perf_rank
   std::int32_t path_id = -1;       // PartitionOptionSummary::path_id
 
-  std::span<const Shard> shard_span() const { return {shards, static_cast<std::size_t>(num_shards)}; }
+  const ShardList& shard_list() const { return *shards; }
 };
 
 // The summary of `option` (ranks left at -1) whose module path has id `path_id`.

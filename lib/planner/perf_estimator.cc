@@ -272,7 +272,8 @@ WallTimeInputs wall_time_inputs(const ShardingOption& option, const EstimatorCon
 void EmbeddingPerfEstimator::estimate(ShardingOption& option, const EstimatorContext& context) const {
   const WallTimeInputs in = wall_time_inputs(option, context);
   option.is_weighted = in.is_weighted;
-  for (auto& shard : option.shards) shard.perf = shard_wall_time(in, shard.size[0], shard.size[1]);
+  // A shard's perf depends on its size alone: one estimate per run of equal shards.
+  option.shards.with_run_values([&](ShardRun& run) { run.perf = shard_wall_time(in, run.size[0], run.size[1]); });
 }
 
 }  // namespace shardplan

@@ -66,8 +66,7 @@ std::vector<ShardingOption> placed(const SearchSpace& space, const Proposal& pro
   out.reserve(proposal.size());
   for (std::size_t i = 0; i < proposal.size(); ++i) {
     ShardingOption& option = out.emplace_back(space[proposal[i]]);
-    for (std::size_t j = 0; j < option.shards.size(); ++j)
-      option.shards[j].rank = placement ? placement->rank(i, j) : -1;
+    option.shards.with_ranks([&](std::size_t j) { return placement ? placement->rank(i, j) : -1; });
   }
   return out;
 }

@@ -56,9 +56,9 @@ void SearchSpace::add_columns(const ShardingOption& option, PartitionOptionSumma
   PerfColumn column;
   column.first = shard_perf_totals_.size();
   bool first = true;
-  for (const auto& shard : option.shards) {
-    const double total = shard.perf.value_or(Perf{}).total();
-    shard_perf_totals_.push_back(total);
+  for (const ShardRun& run : option.shards.runs()) {
+    const double total = run.perf.value_or(Perf{}).total();
+    shard_perf_totals_.insert(shard_perf_totals_.end(), static_cast<std::size_t>(run.count), total);
     // torchrec's max over shards, as _sharding_option_score compares them.
     if (first || total > column.max_total) column.max_total = total;
     first = false;

@@ -252,19 +252,22 @@ ShardStorageRequest storage_request(const ShardingOption& option, const Estimato
 void EmbeddingStorageEstimator::estimate(ShardingOption& option, const EstimatorContext& context) const {
   // Every per-shard figure is a function of the shard's size alone, and a table's
   // shards have few distinct sizes (row-wise: at most three), so each distinct
-  // size is costed once.
+  // size is costed once and set on every run of that size.
   ShardStorageRequest request = request_without_shards(option, context);
-  std::vector<std::size_t> size_index(option.shards.size());
-  for (std::size_t i = 0; i < option.shards.size(); ++i) {
-    const auto& size = option.shards[i].size;
+  std::vector<std::size_t> size_index(option.shards.runs().size());
+  for (std::size_t i = 0; i < option.shards.runs().size(); ++i) {
+    const auto& size = option.shards.runs()[i].size;
     std::size_t j = 0;
     while (j < request.shard_sizes.size() && request.shard_sizes[j] != size) ++j;
     if (j == request.shard_sizes.size()) request.shard_sizes.push_back(size);
     size_index[i] = j;
   }
   const std::vector<Storage> storages = calculate_shard_storages(request);
-  for (std::size_t i = 0; i < option.shards.size(); ++i)
-    if (size_index[i] < storages.size()) option.shards[i].storage = storages[size_index[i]];
+  std::size_t run_index = 0;
+  option.shards.with_run_values([&](ShardRun& run) {
+    if (size_index[run_index] < storages.size()) run.storage = storages[size_index[run_index]];
+    ++run_index;
+  });
 }
 
 }  // namespace shardplan

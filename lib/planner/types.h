@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -106,6 +108,133 @@ struct Shard {
   std::optional<int> rank;
 };
 
+// Shards [begin, begin + count) of a ShardList: one size, storage and perf, with
+// offsets and ranks in arithmetic progression (shard k of the run is at
+// offset + k * offset_step on rank + k * rank_step).
+struct ShardRun {
+  ShardDims size{};
+  ShardDims offset{};       // of the run's first shard
+  ShardDims offset_step{};  // added per later shard
+  std::optional<Storage> storage;
+  std::optional<Perf> perf;
+  std::optional<int> rank;  // of the run's first shard
+  std::int32_t rank_step = 0;
+  std::int32_t begin = 0;  // index of the run's first shard in its list
+  std::int32_t count = 0;
+
+  // Shard k (0 <= k < count) of the run.
+  Shard shard(std::int32_t k) const {
+    Shard s;
+    s.size = size;
+    s.offset = {offset[0] + k * offset_step[0], offset[1] + k * offset_step[1]};
+    s.storage = storage;
+    s.perf = perf;
+    if (rank) s.rank = *rank + k * rank_step;
+    return s;
+  }
+};
+
+// An option's shards, stored as runs (shard_list.cc): a row-wise option on 1 024
+// ranks is full blocks, a remainder and empty shards (three runs, not 1 024
+// Shards), a data-parallel one a single run. Reads like a vector of Shard whose
+// elements are computed values: operator[] and the iterator return a const Shard
+// by value (so `shards[i].rank = r` does not compile), equal field by field (perf
+// bit for bit) to the one pushed. Writers push shards in order or change whole
+// runs (with_run_values, with_ranks); update() and set() rebuild the list.
+class ShardList {
+ public:
+  class Iterator {
+   public:
+    using value_type = Shard;
+    using difference_type = std::ptrdiff_t;
+    using reference = const Shard;
+    using iterator_category = std::input_iterator_tag;
+    Iterator() = default;
+    Iterator(const ShardRun* run, std::int32_t k) : run_(run), k_(k) {}
+    const Shard operator*() const { return run_->shard(k_); }
+    Iterator& operator++() {
+      if (++k_ == run_->count) {
+        ++run_;
+        k_ = 0;
+      }
+      return *this;
+    }
+    Iterator operator++(int) {
+      Iterator old = *this;
+      ++*this;
+      return old;
+    }
+    friend bool operator==(const Iterator&, const Iterator&) = default;
+
+   private:
+    const ShardRun* run_ = nullptr;
+    std::int32_t k_ = 0;
+  };
+
+  ShardList() = default;
+  ShardList(std::initializer_list<Shard> shards);
+  explicit ShardList(const std::vector<Shard>& shards);
+
+  std::size_t size() const { return static_cast<std::size_t>(size_); }
+  bool empty() const { return size_ == 0; }
+  const Shard operator[](std::size_t i) const {
+    const ShardRun& run = run_at(i);
+    return run.shard(static_cast<std::int32_t>(i) - run.begin);
+  }
+  const Shard at(std::size_t i) const;  // throws std::out_of_range past the end
+  const Shard front() const { return runs_.front().shard(0); }
+  const Shard back() const { return runs_.back().shard(runs_.back().count - 1); }
+  Iterator begin() const { return {runs_.data(), 0}; }
+  Iterator end() const { return {runs_.data() + runs_.size(), 0}; }
+  // The run holding shard i (i < size()).
+  const ShardRun& run_at(std::size_t i) const {
+    if (runs_.size() == 1) return runs_.front();
+    return find_run(i);
+  }
+  const std::vector<ShardRun>& runs() const { return runs_; }
+
+  // Appends `shard`, extending the last run where it continues it.
+  void push_back(const Shard& shard);
+  void clear() {
+    runs_.clear();
+    size_ = 0;
+  }
+  // Replaces shard i (rebuilds the list: for tests and rare edits).
+  void set(std::size_t i, const Shard& shard);
+  // Calls change(shard) on a copy of shard i, then stores it back with set().
+  template <typename Change>
+  void update(std::size_t i, Change change) {
+    Shard shard = at(i);
+    change(shard);
+    set(i, shard);
+  }
+  // Calls update(run) on every run to set values that depend only on the run's size
+  // (storage, perf): one estimate per run instead of one per shard. update must
+  // not change a run's size, offsets, ranks, begin or count.
+  template <typename Update>
+  void with_run_values(Update update) {
+    for (ShardRun& run : runs_) update(run);
+  }
+  // Sets the rank of shard j to rank_of(j) (an int or std::optional<int>) for every j.
+  template <typename RankOf>
+  void with_ranks(RankOf rank_of) {
+    ShardList out;
+    out.runs_.reserve(runs_.size());
+    std::size_t j = 0;
+    for (Shard shard : *this) {
+      shard.rank = rank_of(j++);
+      out.push_back(shard);
+    }
+    *this = std::move(out);
+  }
+  std::vector<Shard> to_vector() const { return {begin(), end()}; }
+
+ private:
+  const ShardRun& find_run(std::size_t i) const;
+  std::vector<ShardRun> runs_;
+  std::int32_t size_ = 0;
+};
+
 // One way of sharding one table (torchrec's ShardingOption).
 struct ShardingOption {
   std::string name;      // table name
@@ -120,7 +249,7 @@ struct ShardingOption {
   ShardingType sharding_type = ShardingType::kTableWise;
   PartitionBy partition_by = PartitionBy::kDevice;
   ComputeKernel compute_kernel = ComputeKernel::kFused;
-  std::vector<Shard> shards;
+  ShardList shards;
   std::optional<CacheParams> cache_params;  // config/config.h; the table's constraints give it
   std::optional<bool> enforce_hbm;
   std::optional<bool> stochastic_rounding;
@@ -139,13 +268,21 @@ struct ShardingOption {
   int num_inputs() const { return static_cast<int>(input_lengths.size()); }
   Storage total_storage() const {
     Storage s;
-    for (const auto& shard : shards) s += shard.storage.value_or(Storage{});
+    for (const ShardRun& run : shards.runs()) {
+      const Storage each = run.storage.value_or(Storage{});
+      s.hbm += run.count * each.hbm;  // integers: exact in any order
+      s.ddr += run.count * each.ddr;
+    }
     return s;
   }
-  // Sum of shard totals, in shard order (torchrec's ShardingOption.total_perf).
+  // Sum of shard totals, in shard order (torchrec's ShardingOption.total_perf):
+  // one addition per shard, as floating point needs.
   double total_perf() const {
     double p = 0;
-    for (const auto& shard : shards) p += shard.perf.value_or(Perf{}).total();
+    for (const ShardRun& run : shards.runs()) {
+      const double each = run.perf.value_or(Perf{}).total();
+      for (std::int32_t k = 0; k < run.count; ++k) p += each;
+    }
     return p;
   }
 };

@@ -278,7 +278,7 @@ TEST_CASE("enumerated options carry torchrec's perf", "[enumerator][parity][perf
       const auto& mine = it->second->shards;
       for (std::size_t i = 0; i < want.shards.size() && i < mine.size(); ++i) {
         const Perf a = mine[i].perf.value_or(Perf{-1, -1, -1, -1, -1});
-        const Perf& b = *want.shards[i].perf;
+        const Perf b = *want.shards[i].perf;
         const std::pair<const char*, std::pair<double, double>> parts[] = {
             {"fwd_compute", {a.fwd_compute, b.fwd_compute}},
             {"fwd_comms", {a.fwd_comms, b.fwd_comms}},

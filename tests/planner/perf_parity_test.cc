@@ -48,7 +48,7 @@ void complete_option(ShardingOption& option, const ModelConfig& model, std::int6
     option.output_dtype = it->second.output_dtype;
   }
   option.is_weighted = false;
-  for (auto& shard : option.shards) shard.perf.reset();
+  option.shards.with_run_values([](ShardRun& run) { run.perf.reset(); });
 }
 
 // The first perf figure of `got` that differs from `want`, or "" when all match.

@@ -42,10 +42,14 @@ inline OptionEstimator lookup_estimator(const std::vector<ShardingOption>& space
     for (const auto& candidate : space) {
       if (candidate.fqn() == option.fqn() && candidate.sharding_type == option.sharding_type &&
           candidate.compute_kernel == option.compute_kernel && candidate.shards.size() == option.shards.size()) {
+        ShardList estimated;
         for (std::size_t i = 0; i < option.shards.size(); ++i) {
-          option.shards[i].storage = candidate.shards[i].storage;
-          option.shards[i].perf = candidate.shards[i].perf;
+          Shard shard = option.shards[i];
+          shard.storage = candidate.shards[i].storage;
+          shard.perf = candidate.shards[i].perf;
+          estimated.push_back(shard);
         }
+        option.shards = std::move(estimated);
         return;
       }
     }

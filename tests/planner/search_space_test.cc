@@ -68,7 +68,7 @@ TEST_CASE("columns equal what the options themselves say", "[search_space]") {
     CHECK(space.total_storage(id) == o.total_storage());
     CHECK(space.summary(id).total_perf == o.total_perf());
     CHECK(space.brief(id).num_shards == o.num_shards());
-    CHECK(space.brief(id).shards == o.shards.data());
+    CHECK(space.brief(id).shards == &o.shards);
     CHECK(space.brief(id).partition_by == o.partition_by);
     double max_total = o.shards.front().perf->total();
     for (const auto& s : o.shards) max_total = std::max(max_total, s.perf->total());
@@ -92,10 +92,10 @@ TEST_CASE("columns equal what the options themselves say", "[search_space]") {
 TEST_CASE("a derived option gets the next id, its columns, and keeps earlier ids valid", "[search_space]") {
   SearchSpace space(sample());
   const ShardingOption* first = &space[0];
-  const Shard* first_shards = space.brief(0).shards;
+  const ShardList* first_shards = space.brief(0).shards;
   ShardingOption promoted = space[4];
   promoted.compute_kernel = ComputeKernel::kFused;
-  promoted.shards[0].storage = Storage{60, 0};
+  promoted.shards.update(0, [](Shard& s) { s.storage = Storage{60, 0}; });
   const OptionId id = space.add(promoted);
   CHECK(id == 5);
   CHECK(space.size() == 6);
@@ -119,7 +119,7 @@ TEST_CASE("ids are the same for the same sequence of additions", "[search_space]
     std::vector<OptionId> ids;
     for (OptionId base : {4u, 2u, 4u}) {
       ShardingOption derived = space[base];
-      derived.shards[0].storage = Storage{7, 7};
+      derived.shards.update(0, [](Shard& s) { s.storage = Storage{7, 7}; });
       ids.push_back(space.add(derived));
     }
     return ids;
@@ -133,7 +133,7 @@ TEST_CASE("same_option_content compares what torchrec hashes", "[search_space]")
   const ShardingOption a = option("a", ShardingType::kTableWise, ComputeKernel::kFused, {{100, 3}});
   ShardingOption b = a;
   CHECK(same_option_content(a, b));
-  b.shards[0].perf->fwd_compute = 4;
+  b.shards.update(0, [](Shard& s) { s.perf->fwd_compute = 4; });
   CHECK_FALSE(same_option_content(a, b));
   b = a;
   b.cache_params = CacheParams{0.5, {}, {}, {}, {}};

@@ -100,7 +100,7 @@ std::vector<ShardingOption> last_proposal_from_text(const std::vector<std::strin
     }
     ShardingOption so = testing::option_from_golden(*it->second);
     so.batch_size = batch_size;
-    for (auto& shard : so.shards) shard.rank = -1;  // torchrec marks the failed proposal so
+    so.shards.with_ranks([](std::size_t) { return -1; });  // torchrec marks the failed proposal so
     out.push_back(std::move(so));
   }
   return out;

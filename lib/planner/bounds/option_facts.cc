@@ -7,7 +7,6 @@
 namespace shardplan {
 namespace {
 
-double shard_perf_total(const Shard& s) { return s.perf.value_or(Perf{}).total(); }
 Storage storage_of_shard(const Shard& s) { return s.storage.value_or(Storage{}); }
 
 // The only device shard `j` of `option` may go to, or -1 when it has a choice.
@@ -41,8 +40,11 @@ bool placeable(const ShardingOption& option, const DeviceCapacities& devices) {
   switch (option.partition_by) {
     case PartitionBy::kUniform:
       if (n != devices.size()) return false;  // torchrec: one shard per device
-      for (int j = 0; j < n; ++j)
-        if (!fits_at(j, j)) return false;
+      for (const ShardRun& run : option.shards.runs()) {
+        const Storage storage = run.storage.value_or(Storage{});
+        for (int k = 0; k < run.count; ++k)
+          if (!storage.fits_in(devices.free(run.begin + k))) return false;
+      }
       return true;
     case PartitionBy::kHost:
       for (int h = 0; h < hosts; ++h) {
@@ -72,8 +74,8 @@ bool placeable(const ShardingOption& option, const DeviceCapacities& devices) {
       }
       return true;
     case PartitionBy::kDevice:
-      for (const Shard& s : option.shards)
-        if (!devices.any_fits(storage_of_shard(s))) return false;
+      for (const ShardRun& run : option.shards.runs())  // equal shards: one test per run
+        if (!devices.any_fits(run.storage.value_or(Storage{}))) return false;
       return true;
   }
   return false;
@@ -104,13 +106,16 @@ BoundOptionFacts option_facts(const ShardingOption& option, const DeviceCapaciti
   BoundOptionFacts f;
   f.option = &option;
   bool first = true;
-  for (const Shard& s : option.shards) {
-    const double p = shard_perf_total(s);
-    f.total_perf += p;
-    f.total_storage += storage_of_shard(s);
+  for (const ShardRun& run : option.shards.runs()) {
+    const double p = run.perf.value_or(Perf{}).total();
+    const Storage storage = run.storage.value_or(Storage{});
+    for (int k = 0; k < run.count; ++k) f.total_perf += p;  // shard by shard, as floating point needs
+    f.total_storage.hbm += run.count * storage.hbm;
+    f.total_storage.ddr += run.count * storage.ddr;
+    // Only a run's first shard can be strictly larger than what came before.
     if (first || p > f.largest_shard_perf) {
       f.largest_shard_perf = p;
-      f.largest_shard_storage = storage_of_shard(s);
+      f.largest_shard_storage = storage;
       first = false;
     }
   }
@@ -128,8 +133,10 @@ void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& de
       option.partition_by == PartitionBy::kUniform || option.partition_by == PartitionBy::kMultiHost ||
       (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
   if (!by_index) return;
-  for (int j = 0; j < option.num_shards(); ++j)
-    perf[static_cast<std::size_t>(j % local)] += shard_perf_total(option.shards[static_cast<std::size_t>(j)]);
+  for (const ShardRun& run : option.shards.runs()) {
+    const double p = run.perf.value_or(Perf{}).total();
+    for (int k = 0; k < run.count; ++k) perf[static_cast<std::size_t>((run.begin + k) % local)] += p;
+  }
 }
 
 void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
@@ -137,12 +144,15 @@ void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices
   perf.assign(static_cast<std::size_t>(devices.size()), 0.0);
   storage.assign(static_cast<std::size_t>(devices.size()), Storage{});
   const ShardingOption& option = *facts.option;
-  for (int j = 0; j < option.num_shards(); ++j) {
-    const int device = forced_device(option, j, devices);
-    if (device < 0 || device >= devices.size()) continue;
-    const Shard& s = option.shards[static_cast<std::size_t>(j)];
-    perf[static_cast<std::size_t>(device)] += shard_perf_total(s);
-    storage[static_cast<std::size_t>(device)] += storage_of_shard(s);
+  for (const ShardRun& run : option.shards.runs()) {
+    const double p = run.perf.value_or(Perf{}).total();
+    const Storage s = run.storage.value_or(Storage{});
+    for (int k = 0; k < run.count; ++k) {
+      const int device = forced_device(option, run.begin + k, devices);
+      if (device < 0 || device >= devices.size()) continue;
+      perf[static_cast<std::size_t>(device)] += p;
+      storage[static_cast<std::size_t>(device)] += s;
+    }
   }
 }
 

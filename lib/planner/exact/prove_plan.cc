@@ -51,7 +51,7 @@ ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
     for (const ShardingOption& old : plan) {
       const std::size_t i = table_of.at(old.fqn());
       ShardingOption& option = better.emplace_back(*result.options[i]);
-      for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = result.ranks[i][j];
+      option.shards.with_ranks([&](std::size_t j) { return result.ranks[i][j]; });
     }
     const int world_size = static_cast<int>(reserved.devices.size());
     const double rating = optimizing::max_rank_perf(better, world_size);

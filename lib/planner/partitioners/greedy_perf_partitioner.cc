@@ -110,7 +110,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     ws.slots.resize(devices.size());
     std::iota(ws.slots.begin(), ws.slots.end(), 0);
     for (std::size_t i : briefs.uniform().uniform) {
-      if (auto error = uniform_partition(briefs.brief(i).shard_span(), devices, ws.slots, placement.ranks_of(i)))
+      if (auto error = uniform_partition(briefs.brief(i).shard_list(), devices, ws.slots, placement.ranks_of(i)))
         return failure(*error);
     }
   }

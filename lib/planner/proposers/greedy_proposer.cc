@@ -17,12 +17,12 @@ std::optional<std::string> GreedyProposer::load(SearchSpace& space, const Option
     for (OptionId option : table) {
       StorageKey key{0, 0, 0, 0};
       bool first = true;
-      for (const auto& shard : space[option].shards) {
-        Storage s = shard.storage.value_or(Storage{});
+      for (const ShardRun& run : space[option].shards.runs()) {  // equal shards: one step per run
+        Storage s = run.storage.value_or(Storage{});
         key[0] = first ? s.hbm : std::max(key[0], s.hbm);
-        key[1] += s.hbm;
+        key[1] += run.count * s.hbm;
         key[2] = first ? s.ddr : std::max(key[2], s.ddr);
-        key[3] += s.ddr;
+        key[3] += run.count * s.ddr;
         first = false;
       }
       options_.push_back(option);

@@ -11,7 +11,7 @@ namespace {
 
 // `option` with shard j on ranks[j].
 ShardingOption placed_at(ShardingOption option, const std::vector<int>& ranks) {
-  for (std::size_t j = 0; j < ranks.size(); ++j) option.shards[j].rank = ranks[j];
+  option.shards.with_ranks([&](std::size_t j) { return ranks.at(j); });
   return option;
 }
 

@@ -132,7 +132,7 @@ std::vector<ShardingOption> exact_test_plan(const exact::ExactResult& r) {
   std::vector<ShardingOption> plan;
   for (std::size_t t = 0; t < r.options.size(); ++t) {
     ShardingOption& o = plan.emplace_back(*r.options[t]);
-    for (std::size_t j = 0; j < o.shards.size(); ++j) o.shards[j].rank = r.ranks[t][j];
+    o.shards.with_ranks([&](std::size_t j) { return r.ranks[t].at(j); });
   }
   return plan;
 }

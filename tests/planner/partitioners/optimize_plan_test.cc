@@ -34,7 +34,7 @@ ShardingOption option(const std::string& name, ShardingType type, PartitionBy ru
 }
 
 ShardingOption placed(ShardingOption o, std::vector<int> ranks) {
-  for (std::size_t j = 0; j < ranks.size(); ++j) o.shards[j].rank = ranks[j];
+  o.shards.with_ranks([&](std::size_t j) { return ranks.at(j); });
   return o;
 }
 

@@ -99,17 +99,23 @@ ChosenProposal chosen_proposal(const json& golden, const json& options) {
       // The proposer changed the option (e.g. a scaled-up cache): torchrec
       // partitioned the plan's shards, so use their estimates.
       out.notes.push_back(fqn + ": option estimates differ from the plan's; using the plan's");
-      for (std::size_t j = 0; j < option.shards.size() && j < shards.size(); ++j) {
-        const json& s = shards[j];
-        option.shards[j].storage =
-            Storage{s.at("storage").at("hbm").get<std::int64_t>(), s.at("storage").at("ddr").get<std::int64_t>()};
-        const json& p = s.at("perf");
-        option.shards[j].perf =
-            Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(), p.at("bwd_compute").get<double>(),
-                 p.at("bwd_comms").get<double>(), p.at("prefetch_compute").get<double>()};
+      ShardList from_plan;
+      for (std::size_t j = 0; j < option.shards.size(); ++j) {
+        Shard shard = option.shards[j];
+        if (j < shards.size()) {
+          const json& s = shards[j];
+          shard.storage =
+              Storage{s.at("storage").at("hbm").get<std::int64_t>(), s.at("storage").at("ddr").get<std::int64_t>()};
+          const json& p = s.at("perf");
+          shard.perf = Perf{p.at("fwd_compute").get<double>(), p.at("fwd_comms").get<double>(),
+                            p.at("bwd_compute").get<double>(), p.at("bwd_comms").get<double>(),
+                            p.at("prefetch_compute").get<double>()};
+        }
+        from_plan.push_back(shard);
       }
+      option.shards = std::move(from_plan);
     }
-    for (auto& shard : option.shards) shard.rank.reset();
+    option.shards.with_ranks([](std::size_t) { return std::optional<int>{}; });
     out.options.push_back(std::move(option));
     out.plan_shards.push_back(shards);
   }

@@ -229,7 +229,7 @@ TEST_CASE("grid_shard takes whole hosts by perf", "[partitioner]") {
 
 TEST_CASE("device partition failure names the shard and the largest free device", "[partitioner]") {
   ShardingOption big = make_option("big", ShardingType::kTableWise, {{300, 0.5}});
-  big.shards[0].size = {1000, 64};
+  big.shards.update(0, [](Shard& s) { s.size = {1000, 64}; });
   const Proposed big_only = proposed({big});
   auto outcome = GreedyPerfPartitioner().partition(big_only.space, big_only.proposal, make_topology({100, 200}, 2));
   CHECK_FALSE(outcome.ok);
@@ -270,7 +270,7 @@ TEST_CASE("memory_balanced searches the lowest HBM cap within tolerance", "[part
   // b at perf 9.5 makes the capped plan 11.5 > 11 * 1.02 (r1: 9.5 + 1 + 1):
   // rejected, the default placement stays.
   std::vector<ShardingOption> slower_options = options.space.enumerated();
-  slower_options[1].shards[0].perf = Perf{9.5, 0, 0, 0, 0};
+  slower_options[1].shards.update(0, [](Shard& s) { s.perf = Perf{9.5, 0, 0, 0, 0}; });
   const Proposed slower = proposed(slower_options);
   const auto rejected = MemoryBalancedPartitioner(10, 0.02).partition(slower.space, slower.proposal, topology);
   CHECK(rejected.placement.rank_lists() == Ranks{{0}, {1}, {1}, {0}});

@@ -237,7 +237,7 @@ std::optional<std::vector<ShardingOption>> poor_start(const ScratchInstance& in)
       if (o.partition_by == PartitionBy::kHost)
         for (int h = 0; h < in.topology.world_size / per_host; ++h) firsts.push_back(h * per_host);
       for (std::size_t j = 0; j < o.shards.size() && ok; ++j) {
-        const Storage& s = *o.shards[j].storage;
+        const Storage s = *o.shards[j].storage;
         int rank = -1;
         if (o.partition_by == PartitionBy::kUniform) {
           rank = room(static_cast<int>(j), s) ? static_cast<int>(j) : -1;
@@ -264,7 +264,7 @@ std::optional<std::vector<ShardingOption>> poor_start(const ScratchInstance& in)
           ok = false;
           break;
         }
-        o.shards[j].rank = rank;
+        o.shards.update(j, [&](Shard& shard) { shard.rank = rank; });
         used[static_cast<std::size_t>(rank)] += s;
       }
       if (!ok) {

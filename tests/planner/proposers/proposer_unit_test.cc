@@ -154,7 +154,7 @@ TEST_CASE("offload scaleup promotes a table whose all-HBM form is smaller", "[pl
   options[0].cache_params = CacheParams{0.9, {}, {}, {}, {}};
   // The estimator gives the fused form 50 bytes, less than the cached form's 100.
   OptionEstimator estimator = [](ShardingOption& o) {
-    if (o.compute_kernel == ComputeKernel::kFused) o.shards[0].storage = Storage{50, 0};
+    if (o.compute_kernel == ComputeKernel::kFused) o.shards.update(0, [](Shard& s) { s.storage = Storage{50, 0}; });
   };
   EmbeddingOffloadScaleupProposer offload;
   SearchSpace space(std::move(options));

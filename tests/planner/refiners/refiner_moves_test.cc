@@ -264,7 +264,7 @@ std::vector<std::vector<ShardingOption>> moves_instance(MovesTestRng& rng, Topol
     std::vector<ShardingOption> list;
     list.push_back(moves_option(name, ShardingType::kTableWise, PartitionBy::kDevice, {p}, size));
     ShardingOption slow = moves_option(name, ShardingType::kTableWise, PartitionBy::kDevice, {2 * p + 1}, 0);
-    slow.shards[0].storage = Storage{0, size};
+    slow.shards.update(0, [&](Shard& s) { s.storage = Storage{0, size}; });
     list.push_back(slow);
     if (rng.below(2) == 0)
       list.push_back(

@@ -40,7 +40,7 @@ PartitionFailure uniform_misfit(const Storage& shard, const Storage& free) {
   return f;
 }
 
-StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices, std::span<const int> slots,
+StepError uniform_partition(const ShardList& shards, std::span<DeviceLoad> devices, std::span<const int> slots,
                             std::span<int> ranks) {
   if (shards.size() != slots.size()) {
     PartitionFailure f;
@@ -73,7 +73,7 @@ PartitionFailure device_misfit(OptionId id, std::size_t j, std::span<const Devic
 
 StepError first_shard_misfit(OptionId id, const PartitionOptionBrief& brief, std::span<const DeviceLoad> devices) {
   if (brief.num_shards == 0) return std::nullopt;
-  const Storage needed = storage_of(brief.shard_span().front());
+  const Storage needed = storage_of(brief.shard_list().front());
   for (const DeviceLoad& d : devices)
     if (needed.fits_in(d.free)) return std::nullopt;
   return device_misfit(id, 0, devices);
@@ -82,7 +82,7 @@ StepError first_shard_misfit(OptionId id, const PartitionOptionBrief& brief, std
 StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks, HostOrder* hosts_to_touch) {
   heap.apply_deferred();
-  const std::span<const Shard> shards = brief.shard_span();
+  const ShardList& shards = brief.shard_list();
   for (std::size_t j = 0; j < shards.size(); ++j) {
     const Shard& shard = shards[j];
     const Storage needed = storage_of(shard);
@@ -125,7 +125,7 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       // torchrec's _uniform_partition on a copy of the host's devices, shard i on
       // device i: each device takes one shard, so the shards fit the copy exactly
       // when each fits its device now. Checked first, then placed in place.
-      const std::span<const Shard> shards = brief.shard_span();
+      const ShardList& shards = brief.shard_list();
       if (shards.size() != host_devices.size()) continue;  // a shard-count error: next host
       bool fits = true;
       for (std::size_t i = 0; i < shards.size() && fits; ++i)

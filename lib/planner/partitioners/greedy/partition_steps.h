@@ -31,7 +31,7 @@ PartitionFailure uniform_misfit(const Storage& shard, const Storage& free);
 
 // torchrec's _uniform_partition for one option: shard i goes to devices[slots[i]];
 // its rank is written to ranks[i] unless `ranks` is empty.
-StepError uniform_partition(std::span<const Shard> shards, std::span<DeviceLoad> devices, std::span<const int> slots,
+StepError uniform_partition(const ShardList& shards, std::span<DeviceLoad> devices, std::span<const int> slots,
                             std::span<int> ranks);
 
 // torchrec's _device_partition: each shard on the heap's least-loaded device that

@@ -56,7 +56,7 @@ PartitionFailure locate_misfit(const std::vector<const PartitionOptionBrief*>& b
     // Few devices: replay the options in order, one running total per device.
     scratch.placed.assign(world, Storage{});
     for (std::size_t i : uniform) {
-      const std::span<const Shard> shards = brief[i]->shard_span();
+      const ShardList& shards = brief[i]->shard_list();
       for (std::size_t k = 0; k < world; ++k) {
         const Storage shard = storage_of(shards[k]);
         if (!(scratch.placed[k] + shard).fits_in(devices[k].free))
@@ -75,7 +75,7 @@ PartitionFailure locate_misfit(const std::vector<const PartitionOptionBrief*>& b
   need_after(summary, uniform, hi, world, scratch.need);
   const std::size_t k = first_misfit(scratch.need, devices);
   need_after(summary, uniform, hi - 1, world, scratch.before);
-  return uniform_misfit(storage_of(brief[uniform[hi - 1]]->shard_span()[k]), devices[k].free - scratch.before[k]);
+  return uniform_misfit(storage_of(brief[uniform[hi - 1]]->shard_list()[k]), devices[k].free - scratch.before[k]);
 }
 
 }  // namespace

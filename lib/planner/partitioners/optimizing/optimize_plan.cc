@@ -437,7 +437,7 @@ std::vector<ShardingOption> plan_of(const SearchState& state, const std::vector<
     const bool kept = first[t] && table.current == 0;
     ShardingOption& option = out.emplace_back(kept ? *first[t] : *table.shape().option);
     changed += kept ? 0 : 1;
-    for (std::size_t j = 0; j < option.shards.size(); ++j) option.shards[j].rank = table.ranks[j];
+    option.shards.with_ranks([&](std::size_t j) { return table.ranks[j]; });
   }
   return out;
 }

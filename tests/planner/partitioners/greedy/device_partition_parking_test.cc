@@ -76,8 +76,9 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
         p.fwd_compute = static_cast<double>(rng() % 3);  // few values: ties on perf are common
         s.perf = p;
       }
+      const ShardList list(shards);
       PartitionOptionBrief brief;
-      brief.shards = shards.data();
+      brief.shards = &list;
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       std::vector<int> fast_ranks(shards.size(), -1), plain_ranks(shards.size(), -1);
       const StepError got = device_partition(static_cast<OptionId>(option), brief, fast, heap, fast_ranks, nullptr);
@@ -165,8 +166,10 @@ TEST_CASE("first_shard_misfit fails exactly where device_partition fails at the 
     std::vector<Shard> shards(1 + rng() % 4);
     for (Shard& s : shards)
       s.storage = Storage{static_cast<std::int64_t>(rng() % 60), static_cast<std::int64_t>(rng() % 60)};
+    ShardList shard_list;
+    for (const Shard& s : shards) shard_list.push_back(s);
     PartitionOptionBrief brief;
-    brief.shards = shards.data();
+    brief.shards = &shard_list;
     brief.num_shards = static_cast<std::int32_t>(shards.size());
     const OptionId id = static_cast<OptionId>(trial);
     const StepError quick = first_shard_misfit(id, brief, devices);
@@ -224,8 +227,9 @@ TEST_CASE("cohost_partition of table_row_wise options places what torchrec's tri
         s.perf = p;
         total += *s.storage;
       }
+      const ShardList list(shards);
       PartitionOptionBrief brief;
-      brief.shards = shards.data();
+      brief.shards = &list;
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       brief.sharding_type = ShardingType::kTableRowWise;
       brief.partition_by = PartitionBy::kHost;
