@@ -79,6 +79,8 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Room for the destructors and the message after a failed allocation (exit 4, not abort).
+  shardplan::keep_memory_for_out_of_memory_exit(std::size_t{16} << 20);
   try {
     return run(argc, argv);
   } catch (const shardplan::InputError& e) {

@@ -3,6 +3,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
+
 #include <fmt/format.h>
 
 namespace shardplan {
@@ -23,7 +27,22 @@ std::string memory_limit_text() {
   return "the memory available";
 }
 
+std::atomic<void*> g_out_of_memory_reserve{nullptr};
+
+// operator new calls this when malloc fails; it does not retry: the reserve is for
+// unwinding and reporting, not for going on.
+void release_reserve_and_fail() {
+  if (void* reserve = g_out_of_memory_reserve.exchange(nullptr)) std::free(reserve);
+  throw std::bad_alloc();
+}
+
 }  // namespace
+
+void keep_memory_for_out_of_memory_exit(std::size_t bytes) {
+  void* reserve = std::malloc(bytes);  // may fail under a tight limit: then no reserve
+  if (void* old = g_out_of_memory_reserve.exchange(reserve)) std::free(old);
+  std::set_new_handler(release_reserve_and_fail);
+}
 
 std::string out_of_memory_message(const std::string& stage) {
   return fmt::format(

@@ -3,6 +3,7 @@
 // and what bounds the work, exit code 4 (ExitCode::kOutOfMemory).
 #pragma once
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -22,5 +23,14 @@ class OutOfMemoryError : public std::runtime_error {
 // The lines main prints: "error: out of memory while <stage>: ..." with the
 // memory limit in force and the options that bound the work (ends in a newline).
 std::string out_of_memory_message(const std::string& stage);
+
+// Keeps `bytes` of address space aside (not touched, so not resident) for the way
+// out of an out-of-memory error: the first allocation that fails gives them back,
+// then throws std::bad_alloc as it would have. The destructors that run while that
+// exception unwinds allocate too (nlohmann's json frees a tree through a vector of
+// its children; throwing from a destructor is std::terminate), and so does the
+// message; without the reserve a run that should exit 4 could abort. For a
+// process of our own (main): a library must not install a new-handler.
+void keep_memory_for_out_of_memory_exit(std::size_t bytes);
 
 }  // namespace shardplan

@@ -1,6 +1,7 @@
 #include "planner_output/plan_json.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/json_object.h"
 #include "planner/memory_basis.h"
@@ -39,7 +40,10 @@ nlohmann::ordered_json cache_params_json(const std::optional<CacheParams>& cp) {
 
 }  // namespace
 
-nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
+namespace {
+
+// The fields before "plan": schema, the tool and its inputs, model, topology.
+nlohmann::ordered_json plan_head_json(const PlanFileInput& in) {
   const Topology& topo = *in.topology;
   nlohmann::ordered_json j;
   j["schema"] = "shardplan.plan/v1";
@@ -60,67 +64,58 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   for (const auto& d : topo.devices) devices.push_back(storage_json(d.storage));
   t["devices"] = std::move(devices);
   j["topology"] = std::move(t);
+  return j;
+}
 
-  nlohmann::ordered_json plan = nlohmann::ordered_json::object();
-  for (const auto& option : *in.plan) {
-    std::vector<int> ranks;
-    for (const auto& s : option.shards) ranks.push_back(s.rank.value_or(-1));
-    nlohmann::ordered_json shards = nlohmann::ordered_json::array();
-    for (const auto& s : option.shards) {
-      const int rank = s.rank.value_or(-1);
-      shards.push_back(json_object("rank", rank, "placement",
-                                   placement_string(topo.compute_device, rank, topo.local_world_size), "offsets",
-                                   s.offset, "sizes", s.size, "perf", perf_json(s.perf.value_or(Perf{})), "storage",
-                                   storage_json(s.storage.value_or(Storage{}))));
-    }
-    auto name_json = [](const auto& value) {
-      return value ? nlohmann::ordered_json(std::string(to_string(*value))) : nlohmann::ordered_json(nullptr);
-    };
-    nlohmann::ordered_json table = json_object(
-        "sharding_type", std::string(to_string(option.sharding_type)), "compute_kernel",
-        std::string(to_string(option.compute_kernel)), "ranks", std::move(ranks), "cache_params",
-        cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm), "stochastic_rounding",
-        optional_json(option.stochastic_rounding), "bounds_check_mode", name_json(option.bounds_check_mode),
-        "output_dtype", name_json(option.output_dtype), "total_storage", storage_json(option.total_storage()),
-        "total_perf", option.total_perf(), "shards", std::move(shards));
-    // Table names are unique in a model (the loader checks), so a table is
-    // appended to its module without plan[path][name]'s search over the module's
-    // tables, which made a 1000-table plan quadratic.
-    auto& tables = plan[option.path];
-    if (tables.is_null()) tables = nlohmann::ordered_json::object();
-    tables.get_ref<nlohmann::ordered_json::object_t&>().emplace_back(option.name, std::move(table));
+// One table of "plan": its option and its placed shards.
+nlohmann::ordered_json plan_table_json(const ShardingOption& option, const Topology& topo) {
+  std::vector<int> ranks;
+  for (const auto& s : option.shards) ranks.push_back(s.rank.value_or(-1));
+  nlohmann::ordered_json shards = nlohmann::ordered_json::array();
+  for (const auto& s : option.shards) {
+    const int rank = s.rank.value_or(-1);
+    shards.push_back(json_object("rank", rank, "placement",
+                                 placement_string(topo.compute_device, rank, topo.local_world_size), "offsets",
+                                 s.offset, "sizes", s.size, "perf", perf_json(s.perf.value_or(Perf{})), "storage",
+                                 storage_json(s.storage.value_or(Storage{}))));
   }
-  j["plan"] = std::move(plan);
+  auto name_json = [](const auto& value) {
+    return value ? nlohmann::ordered_json(std::string(to_string(*value))) : nlohmann::ordered_json(nullptr);
+  };
+  return json_object(
+      "sharding_type", std::string(to_string(option.sharding_type)), "compute_kernel",
+      std::string(to_string(option.compute_kernel)), "ranks", std::move(ranks), "cache_params",
+      cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm), "stochastic_rounding",
+      optional_json(option.stochastic_rounding), "bounds_check_mode", name_json(option.bounds_check_mode),
+      "output_dtype", name_json(option.output_dtype), "total_storage", storage_json(option.total_storage()),
+      "total_perf", option.total_perf(), "shards", std::move(shards));
+}
 
+// The fields after "plan", whose per-rank lists are as long as the world: the
+// loads, one entry per rank of each list, and the summary.
+struct PlanTail {
+  std::vector<RankLoad> totals;
+  std::vector<RankMemory> memory;
+  nlohmann::ordered_json summary;
+};
+
+PlanTail plan_tail(const PlanFileInput& in) {
+  const Topology& topo = *in.topology;
+  PlanTail tail;
   // An empty plan (nothing shardable) is torchrec's ShardingPlan({}): no per-rank figures.
-  const std::vector<RankLoad> totals =
-      in.plan->empty() ? std::vector<RankLoad>{} : rank_loads(*in.plan, topo.world_size);
-  nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
+  if (!in.plan->empty()) tail.totals = rank_loads(*in.plan, topo.world_size);
   Storage used;
   double max_perf = 0;
   std::int64_t max_hbm = 0;
-  for (const auto& r : totals) {
-    per_rank.push_back(
-        json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf), "num_shards", r.num_shards));
+  for (const auto& r : tail.totals) {
     used += r.storage;
     max_perf = std::max(max_perf, r.perf.total());
     max_hbm = std::max(max_hbm, r.storage.hbm);
   }
-  j["per_rank"] = std::move(per_rank);
-
-  nlohmann::ordered_json reserved = nlohmann::ordered_json::array();
-  for (const auto& d : in.reservation->reserved.devices) reserved.push_back(storage_json(d.storage));
-  j["reserved"] = std::move(reserved);
-
   // Per rank, memory used against the usable capacity (planner/memory_basis.h): the
   // one basis every output reports.
-  nlohmann::ordered_json memory_ranks = nlohmann::ordered_json::array();
-  for (const RankMemory& m : rank_memory(topo, *in.reservation, totals))
-    memory_ranks.push_back(json_object("hbm_used", m.hbm.used, "hbm_usable", m.hbm.capacity, "ddr_used", m.ddr.used,
-                                       "ddr_usable", m.ddr.capacity));
-  j["memory"] = json_object("basis", std::string(kMemoryBasisText), "per_rank", std::move(memory_ranks));
-
-  nlohmann::ordered_json summary;
+  tail.memory = rank_memory(topo, *in.reservation, tail.totals);
+  nlohmann::ordered_json& summary = tail.summary;
   summary["perf_rating"] = in.perf_rating;
   summary["max_rank_perf"] = max_perf;
   summary["max_rank_hbm"] = max_hbm;
@@ -132,12 +127,153 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
   summary["storage_reservation"] =
       in.reservation->policy ? torchrec_name_of(kReservationPolicyNames, *in.reservation->policy) : "";
   if (in.bound) summary["lower_bound"] = bound_json(*in.bound, in.perf_rating);
-  j["summary"] = std::move(summary);
+  return tail;
+}
+
+nlohmann::ordered_json rank_load_json(const RankLoad& r) {
+  return json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf), "num_shards",
+                     r.num_shards);
+}
+
+nlohmann::ordered_json rank_memory_json(const RankMemory& m) {
+  return json_object("hbm_used", m.hbm.used, "hbm_usable", m.hbm.capacity, "ddr_used", m.ddr.used, "ddr_usable",
+                     m.ddr.capacity);
+}
+
+// Appends value.dump(2) as it reads `indent` spaces deep inside a larger dump(2):
+// every line after the first moves right by `indent` (a dumped string never holds a
+// raw newline, so each newline starts a line).
+void append_nested(std::string& out, const nlohmann::ordered_json& value, int indent) {
+  const std::string text = value.dump(2);
+  for (char c : text) {
+    out += c;
+    if (c == '\n') out.append(static_cast<std::size_t>(indent), ' ');
+  }
+}
+
+void append_key(std::string& out, int indent, const std::string& key) {
+  out.append(static_cast<std::size_t>(indent), ' ');
+  out += nlohmann::ordered_json(key).dump();
+  out += ": ";
+}
+
+// `"key": [ ... ]` at `indent`, each element made by make(i) when written, so that
+// only one element's tree exists at a time.
+template <typename Make>
+void append_array(std::string& out, int indent, const std::string& key, std::size_t count, Make make) {
+  append_key(out, indent, key);
+  if (count == 0) {
+    out += "[]";
+    return;
+  }
+  out += "[\n";
+  for (std::size_t i = 0; i < count; ++i) {
+    out.append(static_cast<std::size_t>(indent + 2), ' ');
+    append_nested(out, make(i), indent + 2);
+    out += i + 1 < count ? ",\n" : "\n";
+  }
+  out.append(static_cast<std::size_t>(indent), ' ');
+  out += ']';
+}
+
+}  // namespace
+
+nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
+  const Topology& topo = *in.topology;
+  nlohmann::ordered_json j = plan_head_json(in);
+  nlohmann::ordered_json plan = nlohmann::ordered_json::object();
+  for (const auto& option : *in.plan) {
+    // Table names are unique in a model (the loader checks), so a table is
+    // appended to its module without plan[path][name]'s search over the module's
+    // tables, which made a 1000-table plan quadratic.
+    auto& tables = plan[option.path];
+    if (tables.is_null()) tables = nlohmann::ordered_json::object();
+    tables.get_ref<nlohmann::ordered_json::object_t&>().emplace_back(option.name, plan_table_json(option, topo));
+  }
+  j["plan"] = std::move(plan);
+
+  const PlanTail tail = plan_tail(in);
+  nlohmann::ordered_json per_rank = nlohmann::ordered_json::array();
+  for (const auto& r : tail.totals) per_rank.push_back(rank_load_json(r));
+  j["per_rank"] = std::move(per_rank);
+  nlohmann::ordered_json reserved = nlohmann::ordered_json::array();
+  for (const auto& d : in.reservation->reserved.devices) reserved.push_back(storage_json(d.storage));
+  j["reserved"] = std::move(reserved);
+  nlohmann::ordered_json memory_ranks = nlohmann::ordered_json::array();
+  for (const RankMemory& m : tail.memory) memory_ranks.push_back(rank_memory_json(m));
+  j["memory"] = json_object("basis", std::string(kMemoryBasisText), "per_rank", std::move(memory_ranks));
+  j["summary"] = tail.summary;
   return j;
 }
 
-nlohmann::ordered_json plan_file_json(const PlanRun& run, const std::string& model_name,
-                                      const std::string& inputs_sha256, const std::string& inputs_text) {
+// The same bytes as plan_to_json(in).dump(2) + "\n", written part by part: a plan
+// of many tables on many ranks never exists as one tree. Besides the memory, that
+// keeps running out of memory an exit 4: nlohmann's destructor allocates, and a
+// large tree freed while a std::bad_alloc unwinds ends in std::terminate.
+std::string plan_to_text(const PlanFileInput& in) {
+  const Topology& topo = *in.topology;
+  std::string out = "{\n";
+  {
+    const nlohmann::ordered_json head = plan_head_json(in);
+    for (const auto& [key, value] : head.items()) {
+      append_key(out, 2, key);
+      append_nested(out, value, 2);
+      out += ",\n";
+    }
+  }
+  append_key(out, 2, "plan");
+  if (in.plan->empty()) {
+    out += "{}";
+  } else {
+    // Tables grouped by module path, modules in order of first appearance (what
+    // plan_to_json's ordered object does).
+    std::vector<std::string> paths;
+    std::map<std::string, std::vector<const ShardingOption*>> by_path;
+    for (const auto& option : *in.plan) {
+      auto& group = by_path[option.path];
+      if (group.empty()) paths.push_back(option.path);
+      group.push_back(&option);
+    }
+    out += "{\n";
+    for (std::size_t p = 0; p < paths.size(); ++p) {
+      append_key(out, 4, paths[p]);
+      out += "{\n";
+      const auto& group = by_path[paths[p]];
+      for (std::size_t t = 0; t < group.size(); ++t) {
+        append_key(out, 6, group[t]->name);
+        append_nested(out, plan_table_json(*group[t], topo), 6);
+        out += t + 1 < group.size() ? ",\n" : "\n";
+      }
+      out += "    }";
+      out += p + 1 < paths.size() ? ",\n" : "\n";
+    }
+    out += "  }";
+  }
+  out += ",\n";
+
+  const PlanTail tail = plan_tail(in);
+  append_array(out, 2, "per_rank", tail.totals.size(), [&](std::size_t i) { return rank_load_json(tail.totals[i]); });
+  out += ",\n";
+  const auto& reserved = in.reservation->reserved.devices;
+  append_array(out, 2, "reserved", reserved.size(), [&](std::size_t i) { return storage_json(reserved[i].storage); });
+  out += ",\n";
+  append_key(out, 2, "memory");
+  out += "{\n";
+  append_key(out, 4, "basis");
+  out += nlohmann::ordered_json(std::string(kMemoryBasisText)).dump();
+  out += ",\n";
+  append_array(out, 4, "per_rank", tail.memory.size(),
+               [&](std::size_t i) { return rank_memory_json(tail.memory[i]); });
+  out += "\n  },\n";
+  append_key(out, 2, "summary");
+  append_nested(out, tail.summary, 2);
+  out += "\n}\n";
+  return out;
+}
+
+namespace {
+PlanFileInput plan_file_input(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
+                              const std::string& inputs_text) {
   PlanFileInput file;
   file.inputs_sha256 = inputs_sha256;
   file.inputs_text = inputs_text;
@@ -149,12 +285,18 @@ nlohmann::ordered_json plan_file_json(const PlanRun& run, const std::string& mod
   file.num_plans = run.result.num_plans;
   file.perf_rating = run.result.perf_rating;
   file.bound = run.bound ? &*run.bound : nullptr;
-  return plan_to_json(file);
+  return file;
+}
+}  // namespace
+
+nlohmann::ordered_json plan_file_json(const PlanRun& run, const std::string& model_name,
+                                      const std::string& inputs_sha256, const std::string& inputs_text) {
+  return plan_to_json(plan_file_input(run, model_name, inputs_sha256, inputs_text));
 }
 
 std::string plan_file_text(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
                            const std::string& inputs_text) {
-  return plan_file_json(run, model_name, inputs_sha256, inputs_text).dump(2) + "\n";
+  return plan_to_text(plan_file_input(run, model_name, inputs_sha256, inputs_text));
 }
 
 }  // namespace shardplan

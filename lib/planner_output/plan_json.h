@@ -35,6 +35,8 @@ struct PlanFileInput {
 std::string placement_string(ComputeDevice device, int rank, int local_world_size);
 
 nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
+// plan_to_json(input).dump(2) + "\n", byte for byte, without building the whole tree.
+std::string plan_to_text(const PlanFileInput& input);
 
 // The plan file of a successful run (run.ok()) as a tree (what the Python package
 // returns), and as the text `shardplan plan` writes; `inputs_sha256` and

@@ -52,5 +52,29 @@ TEST_CASE("out of memory: exit 4 with the stage and the limit, no plan file", "[
   CHECK_FALSE(std::filesystem::exists(plan));
 }
 
+// Running out while big JSON trees are alive (--stats json builds one per rank list)
+// used to end in std::terminate at some limits: nlohmann's destructor allocates as
+// the exception unwinds. main keeps a reserve for that (common/out_of_memory.h), and
+// the plan file is written without one big tree. Before that, each of these limits
+// aborted (signal 6); each one runs out in a different stage.
+TEST_CASE("out of memory with JSON statistics: exit 4 at every limit, never an abort", "[out-of-memory]") {
+  const std::string input = huge_case();
+  for (const char* limit_kib : {"60000", "100000", "140000", "170000"}) {
+    INFO("ulimit -v " << limit_kib);
+    const std::string plan = scratch_prefix() + "oom-json-plan.json";
+    std::filesystem::remove(plan);
+    const std::string command = std::string("ulimit -v ") + limit_kib + "; '" + SHARDPLAN_BINARY + "' plan --config '" +
+                                input + "' --stats json -o '" + plan + "' >/dev/null 2>'" + scratch_prefix() +
+                                "oom-json.err'";
+    const int status = std::system(command.c_str());
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 4);
+    const std::string err = slurp(scratch_prefix() + "oom-json.err");
+    CHECK(err.rfind("error: out of memory while ", 0) == 0);
+    CHECK(err.find("terminate") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(plan));
+  }
+}
+
 }  // namespace
 }  // namespace shardplan::testing
