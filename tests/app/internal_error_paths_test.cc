@@ -28,6 +28,7 @@ const Allowed kAllowed[] = {
     {"ShardLayoutError", "", "caught in enumerate_options and re-thrown as EnumerationError"},
     {"PropagationDidNotConverge", "", "caught by the propagate command: exit 1 with the iteration count"},
     {"OutOfMemoryError", "", "std::bad_alloc with its stage: main prints it, exit 4 (common/out_of_memory.h)"},
+    {"std::bad_alloc", "", "the new-handler's, as operator new's own: main prints it, exit 4 (common/out_of_memory.h)"},
     {"std::logic_error", "pipeline schedule deadlocks", "a bug only: every schedule's task order is acyclic"},
     // Invariants the loader guarantees.
     {"std::logic_error", "unknown sharding type", "every ShardingType is handled in the switch above it"},
