@@ -43,11 +43,14 @@ int run_plan_mode(const A2aOptions& options) {
     throw InputError(SourcePos{}, "",
                      "give either --input FILE, or --plan FILE with --model FILE (or with --config CASE)");
   const kjt::Protocol protocol = parse_protocol(options.protocol);
-  // A one-file config (`plan --config`) holds the model the plan was made for.
-  kjt::PlanTrafficInput input =
-      options.config.empty()
-          ? kjt::read_plan_traffic_input(options.plan, options.model, protocol)
-          : kjt::read_plan_traffic_input(options.plan, load_case(options.config).model, options.config, protocol);
+  // A one-file config (`plan --config`) holds the model and the topology the plan was made for.
+  kjt::PlanTrafficInput input;
+  if (options.config.empty()) {
+    input = kjt::read_plan_traffic_input(options.plan, options.model, protocol);
+  } else {
+    const PlanningInput config = load_case(options.config);
+    input = kjt::read_plan_traffic_input(options.plan, config.model, options.config, protocol, &config.topology);
+  }
   if (options.check_only) return static_cast<int>(ExitCode::kOk);
   write_output(options.output, kjt::plan_traffic_json(input, kjt::plan_traffic(input)));
   return static_cast<int>(ExitCode::kOk);

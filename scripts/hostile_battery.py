@@ -431,6 +431,24 @@ def fast_vs_positioned_cases(runner, w):
         cases.append(Case("fast-vs-positioned", f, ["a2a", "--plan", f, "--config", "qs.json"], expect="error",
                           quick=True))
         cases.append(Case("fast-vs-positioned", "validate " + f, ["validate", "qs.json", "--plan", f], expect="error"))
+    # Every plan reader refuses what one refuses: a negative size, offset or storage
+    # (a2a --plan reads only the topology and the shards' ranks, offsets and sizes).
+    for name, pointer in (("size", ("sizes", 1)), ("offset", ("offsets", 1)), ("hbm", ("storage", "hbm"))):
+        p = json.loads(text)
+        p["plan"][module][table]["shards"][0][pointer[0]][pointer[1]] = -3
+        f = write(w, f"fvp-plan-neg-{name}.json", json.dumps(p, indent=1))
+        readers = [["show", f], ["diff", "qs-plan.json", f], ["validate", "qs.json", "--plan", f]]
+        if name != "hbm":
+            readers.append(["a2a", "--plan", f, "--config", "qs.json"])
+        for args in readers:
+            cases.append(Case("fast-vs-positioned", " ".join(args), args, expect="error"))
+    # A plan made for another world size than the config's.
+    other = json.loads(text)
+    other["topology"]["world_size"] = 1
+    other["topology"]["devices"] = other["topology"]["devices"][:1]
+    f = write(w, "fvp-plan-world1.json", json.dumps(other, indent=1))
+    cases.append(Case("fast-vs-positioned", "a2a --plan " + f, ["a2a", "--plan", f, "--config", "qs.json"],
+                      expect="error"))
     return cases
 
 

@@ -128,8 +128,11 @@ class PlanReader {
     PlanFileStorage s;
     if (!node.IsDefined() || !r_.expect_map(node, path)) return s;
     r_.check_keys(node, path, kStorageKeys);
-    if (auto hbm = r_.integer(r_.field(node, path, "hbm", true), join_key(path, "hbm"))) s.hbm = *hbm;
-    if (auto ddr = r_.integer(r_.field(node, path, "ddr", true), join_key(path, "ddr"))) s.ddr = *ddr;
+    // Bytes: never negative in a plan shardplan wrote.
+    if (auto hbm = r_.integer(r_.field(node, path, "hbm", true), join_key(path, "hbm"), Range::kNonNegative))
+      s.hbm = *hbm;
+    if (auto ddr = r_.integer(r_.field(node, path, "ddr", true), join_key(path, "ddr"), Range::kNonNegative))
+      s.ddr = *ddr;
     return s;
   }
 
@@ -168,6 +171,7 @@ class PlanReader {
     read_storage_list(r_.field(node, "topology", "devices", true), "topology.devices", out.devices);
   }
 
+  // [row, column] offsets or [rows, columns] sizes: non-negative integers.
   std::vector<std::int64_t> pair(const YAML::Node& node, const std::string& path) {
     if (!node.IsDefined()) return {};
     if (!node.IsSequence() || node.size() != 2) {
@@ -176,7 +180,7 @@ class PlanReader {
     }
     std::vector<std::int64_t> out;
     for (std::size_t i = 0; i < 2; ++i)
-      if (auto v = r_.integer(node[i], join_index(path, i))) out.push_back(*v);
+      if (auto v = r_.integer(node[i], join_index(path, i), Range::kNonNegative)) out.push_back(*v);
     return out;
   }
 
@@ -266,8 +270,10 @@ class PlanReader {
       if (!r_.expect_map(node[i], p)) continue;
       r_.check_keys(node[i], p, kRankKeys);
       PlanFileRank rank;
-      if (auto hbm = r_.integer(r_.field(node[i], p, "hbm", true), join_key(p, "hbm"))) rank.storage.hbm = *hbm;
-      if (auto ddr = r_.integer(r_.field(node[i], p, "ddr", true), join_key(p, "ddr"))) rank.storage.ddr = *ddr;
+      if (auto hbm = r_.integer(r_.field(node[i], p, "hbm", true), join_key(p, "hbm"), Range::kNonNegative))
+        rank.storage.hbm = *hbm;
+      if (auto ddr = r_.integer(r_.field(node[i], p, "ddr", true), join_key(p, "ddr"), Range::kNonNegative))
+        rank.storage.ddr = *ddr;
       rank.perf = perf(r_.field(node[i], p, "perf", true), join_key(p, "perf"));
       rank.num_shards = integer_of(node[i], p, "num_shards", Range::kNonNegative);
       out.ranks.push_back(rank);

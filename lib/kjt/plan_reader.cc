@@ -168,7 +168,8 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std
 }
 
 PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const ModelConfig& model,
-                                         const std::string& model_path, Protocol protocol) {
+                                         const std::string& model_path, Protocol protocol,
+                                         const TopologyConfig* topology) {
   Document doc = read_document(plan_path);
   const YAML::Node& root = doc.root;  // const: operator[] must not add keys
   NodeReader r(doc.file);
@@ -177,6 +178,19 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const Mod
   input.batch_size = model.batch_size;
   auto plan = read_plan(r, root, input.world_size, input.local_world_size);
   r.throw_if_any();
+  if (topology) {
+    // The traffic is computed from the plan's topology: a plan made for another
+    // world than the config's is the wrong plan, not a smaller question.
+    auto mismatch = [&](const char* key, std::int64_t planned, std::int64_t configured) {
+      if (planned != configured)
+        r.report(root["topology"][key], std::string("topology.") + key,
+                 "the plan is for " + std::string(key) + " " + std::to_string(planned) + ", the topology of " +
+                     model_path + " has " + std::to_string(configured));
+    };
+    mismatch("world_size", input.world_size, topology->world_size);
+    if (topology->local_world_size) mismatch("local_world_size", input.local_world_size, *topology->local_world_size);
+    r.throw_if_any();
+  }
   // local_world_size need not divide world_size (torchrec's Topology takes any; the
   // last host is then smaller): host(r) = r / local_world_size either way.
 

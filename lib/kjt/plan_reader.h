@@ -16,7 +16,10 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std
                                          Protocol protocol);
 // The same with the model already loaded (e.g. the model section of a one-file
 // config); `model_source` names where it came from in messages.
+// With `topology` (a one-file config's), the plan must be for its world size (and
+// its local world size, where the config gives one).
 PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const ModelConfig& model,
-                                         const std::string& model_source, Protocol protocol);
+                                         const std::string& model_source, Protocol protocol,
+                                         const TopologyConfig* topology = nullptr);
 
 }  // namespace shardplan::kjt

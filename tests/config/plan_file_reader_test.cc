@@ -120,5 +120,29 @@ TEST_CASE("plan file reader: the schema's enums are the reader's names", "[confi
   CHECK_FALSE(schema_errors(schema, doc).empty());
 }
 
+TEST_CASE("plan file reader: sizes, offsets and bytes are never negative, as the schema says", "[config][plan_file]") {
+  const json schema = load_schema("plan.schema.json");
+  const std::vector<std::pair<std::string, std::string>> fields{
+      {"/plan/sparse.ebc/t_user/shards/0/sizes/0", "plan.sparse.ebc.t_user.shards[0].sizes[0]"},
+      {"/plan/sparse.ebc/t_user/shards/0/offsets/1", "plan.sparse.ebc.t_user.shards[0].offsets[1]"},
+      {"/plan/sparse.ebc/t_user/shards/0/storage/hbm", "plan.sparse.ebc.t_user.shards[0].storage.hbm"},
+      {"/plan/sparse.ebc/t_user/total_storage/ddr", "plan.sparse.ebc.t_user.total_storage.ddr"},
+      {"/per_rank/1/hbm", "per_rank[1].hbm"},
+      {"/reserved/0/ddr", "reserved[0].ddr"},
+  };
+  for (const auto& [pointer, key_path] : fields) {
+    json doc = real_plan();
+    REQUIRE(doc.contains(json::json_pointer(pointer)));
+    doc[json::json_pointer(pointer)] = -3;
+    INFO(pointer);
+    const std::string found = problems(doc);
+    CHECK(found.find(": " + key_path + ": expected a non-negative integer, found -3") != std::string::npos);
+    CHECK_FALSE(schema_errors(schema, doc).empty());
+    // Zero is a size an empty shard has.
+    doc[json::json_pointer(pointer)] = 0;
+    CHECK(problems(doc).empty());
+  }
+}
+
 }  // namespace
 }  // namespace shardplan::testing

@@ -198,6 +198,28 @@ modules:
   CHECK(usage.err == "error: give either --input FILE, or --plan FILE with --model FILE (or with --config CASE)\n");
 }
 
+// With --config, the plan must be for the config's topology: its world size is what
+// every collective is sized by.
+TEST_CASE("a2a plan mode: a plan for another world size than the config's is refused", "[kjt][a2a][plan]") {
+  const std::string config = shardplan::testing::kSourceDir + "/configs/quickstart.json";
+  const std::string prefix = shardplan::testing::scratch_prefix();
+  const std::string plan = prefix + "a2a-world-plan.json";
+  REQUIRE(run_shardplan("plan --config '" + config + "' --stats none -o '" + plan + "'").exit_code == 0);
+  CHECK(run_shardplan("a2a --plan '" + plan + "' --config '" + config + "'").exit_code == 0);
+  std::string text = shardplan::testing::slurp(plan);
+  // The plan's own topology (two spaces in), not the inputs' copy of the config.
+  const std::string world = "\n  \"topology\": {\n    \"world_size\": 2,";
+  REQUIRE(text.find(world) != std::string::npos);
+  text.replace(text.find(world), world.size(), "\n  \"topology\": {\n    \"world_size\": 3,");
+  const std::string other = shardplan::testing::write_scratch("a2a-world-plan3.json", text);
+  auto r = run_shardplan("a2a --plan '" + other + "' --config '" + config + "'");
+  CHECK(r.exit_code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("a2a-world-plan3.json:") != std::string::npos);
+  CHECK(r.err.find(": topology.world_size: the plan is for world_size 3, the topology of " + config + " has 2\n") !=
+        std::string::npos);
+}
+
 // A real plan: `shardplan plan` on the DLRM example (2 hosts x 8 GPUs), then the
 // plan-derived mode. The expected totals are recomputed here from the plan file and
 // the model file alone: per table and receiving shard, from each of the 16 sources,
