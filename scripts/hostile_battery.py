@@ -799,6 +799,15 @@ def quadratic_cases(runner, w):
     cases.append(Case("quadratic", "10 000 layers into 1 000 stages", ["pipeline", "--input", f]))
     f = write(w, "quad-limit-suggest.json", pipeline_input(layers[:2000], devices={"count": 64}))
     cases.append(Case("quadratic", "pipeline --suggest, 2 000 layers", ["pipeline", "--input", f, "--suggest"]))
+    # Micro-batches: a billion chunks, and a schedule just past the step limit.
+    for chunks, schedule, v in ((10 ** 9, "1f1b", 1), (100000, "interleaved_1f1b", 4), (100000, "zbv_zero_bubble", 2)):
+        f = write(w, f"quad-chunks-{chunks}-{schedule}.json",
+                  pipeline_input([layer(f"l{i}") for i in range(16)], devices={"count": 4}, batch=chunks,
+                                 options={"chunks": chunks, "schedule": schedule, "virtual_stages": v}))
+        cases.append(Case("quadratic", f"{chunks} chunks, {schedule}", ["pipeline", "--input", f], expect="error"))
+    f = write(w, "quad-suggest-batch.json",
+              pipeline_input([layer(f"l{i}") for i in range(26)], devices={"count": 26}, batch=1048576))
+    cases.append(Case("quadratic", "pipeline --suggest, batch 2^20", ["pipeline", "--input", f, "--suggest"]))
     # a2a at size: 64 ranks' lengths, long key lists.
     keys = [f"k{i}" for i in range(20000)]
     text = json.dumps({"splits": [10000, 10000], "inputs": [

@@ -98,6 +98,7 @@ class PipelineReader {
     if (have_layers) check_partitions();  // 7
     check_ddp();                          // 8
     check_schedule_fits();
+    check_schedule_size();
     finish();
     return input_;
   }
@@ -535,6 +536,30 @@ class PipelineReader {
       Node at = option("schedule");
       others_.report(at.IsDefined() ? at : root_, "options.schedule", *refusal);
     }
+  }
+
+  // The schedule's (micro-batch, stage) pairs within kMaxScheduleSteps (schedule.h),
+  // checked before any balancing or simulation.
+  void check_schedule_size() {
+    const auto& o = input_.options;
+    if (!chunks_ok_ || !batch_ok_ || input_.layers.empty()) return;
+    std::int64_t stages = 0;
+    if (o.balance)
+      stages = static_cast<std::int64_t>(o.balance->size());
+    else if (o.stages)
+      stages = static_cast<std::int64_t>(*o.stages) * o.virtual_stages;
+    else if (devices_ok_)
+      stages = static_cast<std::int64_t>(input_.device_count) * o.virtual_stages;
+    if (stages <= 0) return;
+    const int per_chunk = (input_.batch_size + o.chunks - 1) / o.chunks;
+    const std::int64_t micro_batches = (input_.batch_size + per_chunk - 1) / per_chunk;
+    if (micro_batches * stages <= kMaxScheduleSteps) return;
+    Node at = option("chunks");
+    others_.report(at.IsDefined() ? at : root_, "options.chunks",
+                   "too large: " + std::to_string(micro_batches) + " micro-batches on " + std::to_string(stages) +
+                       " stages make " + std::to_string(micro_batches * stages) +
+                       " schedule steps; shardplan's limit is " + std::to_string(kMaxScheduleSteps) +
+                       " (micro-batches x stages): give fewer chunks");
   }
 
   // Every byte count the plan adds up (parameters times param_scale; inputs, layer

@@ -3,6 +3,7 @@
 // each takes.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,6 +25,14 @@ inline constexpr NameTable<TaskKind, 4> kTaskKindNames{{
     {TaskKind::kBackwardInput, "I", "input-gradient half of the backward (recomputation first when checkpointed)"},
     {TaskKind::kBackwardWeight, "W", "weight-gradient half of the backward; frees the micro-batch"},
 }};
+
+// The most (micro-batch, stage) pairs one schedule may hold: every pair is a few
+// tasks in the schedule and in the output, so the time and memory of a run grow
+// with it (zero-bubble schedules: about 0.85 GB of RSS and 4 s at 250 000). The input
+// reader refuses more before any work; --suggest tries candidates of at most
+// kMaxSuggestScheduleSteps each, as it simulates dozens of them.
+inline constexpr std::int64_t kMaxScheduleSteps = 250'000;
+inline constexpr std::int64_t kMaxSuggestScheduleSteps = 25'000;
 
 // One unit of work: a compute action of one micro-batch on one (virtual) stage.
 // `overlapped`: the task runs as one action together with the device's previous

@@ -9,6 +9,7 @@
 
 #include "common/units.h"
 #include "pipeline/partition.h"
+#include "pipeline/schedule.h"
 
 namespace shardplan::pipeline {
 
@@ -93,6 +94,9 @@ Suggestions suggest(const PipelineInput& input) {
         if (input.options.balance_by != BalanceBy::kUniform &&
             static_cast<std::int64_t>(layers) * devices * v > kMaxBalanceWork)
           continue;
+        // And within the suggestion's schedule bound (schedule.h): the candidates are
+        // simulated whole, and more micro-batches than this change the bubble little.
+        if (static_cast<std::int64_t>(m) * devices * v > kMaxSuggestScheduleSteps) continue;
         Candidate c = evaluate(input, devices, chunks, schedule, v);
         (c.fits ? fitting : out.rejected).push_back(c);
       }

@@ -6,7 +6,9 @@
 
 #include <random>
 
+#include "pipeline/input.h"
 #include "pipeline/memory.h"
+#include "pipeline/suggest.h"
 #include "pipeline/pipeline_test_util.h"
 
 namespace shardplan::testing {
@@ -67,6 +69,53 @@ TEST_CASE("pipeline: balancing beyond layers x stages 10^7 is refused before the
   std::string uniform = content;
   uniform.insert(uniform.size() - 1, R"(,"options":{"balance_by":"uniform"})");
   CHECK(run_pipeline("many-stages-uniform.json", uniform).exit_code == 0);
+}
+
+TEST_CASE("pipeline: more than 250 000 micro-batch x stage steps are refused before the work", "[pipeline][hostile]") {
+  // 125 001 micro-batches on 2 stages: 250 002 steps. The check needs no simulation,
+  // so a billion micro-batches (which would run for minutes) is refused as fast.
+  auto input = [](int micro_batches) {
+    return R"({"layers":)" + hostile_layers_of(2, R"(,"fwd_ms_per_sample":1)") +
+           R"(,"batch_size":)" + std::to_string(micro_batches) +
+           R"(,"devices":{"count":2},"options":{"chunks":)" + std::to_string(micro_batches) + "}}";
+  };
+  for (int micro_batches : {125001, 1000000000}) {
+    INFO(micro_batches);
+    RunResult r = run_pipeline("many-chunks.json", input(micro_batches));
+    CHECK(r.exit_code == 2);
+    CHECK(r.out.empty());
+    const std::string steps = std::to_string(std::int64_t{micro_batches} * 2);
+    CHECK(hostile_has_line(r, "many-chunks.json:1:") );
+    CHECK(hostile_has_line(r, ": options.chunks: too large: " + std::to_string(micro_batches) +
+                                  " micro-batches on 2 stages make " + steps +
+                                  " schedule steps; shardplan's limit is 250000 (micro-batches x stages)"));
+  }
+  // Fewer micro-batches than chunks (torch's rounding: ceil(batch / ceil(batch / chunks)))
+  // count as the micro-batches they make: batch 200 000 in 250 000 chunks is 200 000.
+  std::string rounded = input(200000);
+  rounded.replace(rounded.find(R"("chunks":200000)"), 15, R"("chunks":250000)");
+  RunResult many = run_pipeline("rounded-chunks.json", rounded);
+  CHECK(hostile_has_line(many, "200000 micro-batches on 2 stages make 400000 schedule steps"));
+  CHECK(run_pipeline("few-chunks.json", input(1000)).exit_code == 0);
+}
+
+TEST_CASE("pipeline --suggest: candidates stay within 25 000 steps, so a huge batch is quick", "[pipeline][hostile]") {
+  // A batch of 2^20 offers chunk counts up to 2^20; before the bound --suggest
+  // simulated every one of them (minutes, gigabytes).
+  const std::string content = R"({"layers":)" + hostile_layers_of(12, R"(,"fwd_ms_per_sample":1)") +
+                              R"(,"batch_size":1048576,"devices":{"count":6}})";
+  const pipeline::PipelineInput in = pipeline::parse_pipeline_input("suggest-batch.json", content);
+  const pipeline::Suggestions tried = pipeline::suggest(in);
+  std::size_t count = 0;
+  for (const auto* list : {&tried.ranked, &tried.rejected})
+    for (const auto& c : *list) {
+      ++count;
+      CHECK(std::int64_t{c.micro_batches} * c.devices * c.virtual_stages <= 25000);
+    }
+  CHECK(count > 20);
+  bool interleaved = false;
+  for (const auto& c : tried.ranked) interleaved = interleaved || c.virtual_stages == 2;
+  CHECK(interleaved);
 }
 
 TEST_CASE("pipeline: the DDP message names the input's own checkpoint value", "[pipeline][hostile]") {
