@@ -821,6 +821,11 @@ def quadratic_cases(runner, w):
     f = write(w, "quad-a2a-values-bad.json", a2a_input(values="[" + ",".join(["1"] * 3000000) + ',"\\ud800"]',
                                                         lengths="[[3000001]]"))
     cases.append(Case("quadratic", "a2a 3 000 000 values, last bad", ["a2a", "--input", f], expect="error"))
+    # More ranks in an a2a input than its limit: one error, not ranks x ranks of work.
+    for ranks in (2049, 20000):
+        inputs = [{"rank": r, "keys": ["A"], "lengths": [[1]], "values": [f"v{r}"]} for r in range(ranks)]
+        f = write(w, f"quad-a2a-ranks-{ranks}.json", json.dumps({"splits": [1] + [0] * (ranks - 1), "inputs": inputs}))
+        cases.append(Case("quadratic", f"a2a {ranks} ranks", ["a2a", "--input", f], expect="error"))
     # Many propagate ops in a chain.
     n = 100000
     tensors = [{"name": "t0", "shape": [8, 8], "sharding": "[{x}, {?}]"}] + [{"name": f"t{i}"} for i in range(1, n + 1)]

@@ -117,6 +117,13 @@ std::optional<A2aInput> check_input(RawInput raw, const std::function<void(Probl
     report(std::move(p));
   };
   const std::size_t world = raw.inputs.size();
+  // Bounded before anything else: the checks below and the simulation are sized by W.
+  if (static_cast<std::int64_t>(world) > kMaxA2aWorldSize) {
+    report(Problem{Where::kInputs, 0, 0, 0,
+                   "too large: " + std::to_string(world) + " ranks; shardplan's limit is " +
+                       std::to_string(kMaxA2aWorldSize) + " (every rank receives from every rank)"});
+    return std::nullopt;
+  }
 
   // 1. ranks 0..W-1 exactly once.
   std::optional<std::vector<std::size_t>> by_rank = rank_order(raw.inputs);

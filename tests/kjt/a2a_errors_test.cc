@@ -144,3 +144,36 @@ TEST_CASE("a2a: structural problems name the field and the closest key", "[kjt][
   CHECK(errors_of(v1(replaced(kLine1, R"("inputs")", R"("protocol":"splits_then_tensor","inputs")"))) ==
         "error: e.json:1:28: protocol: unknown protocol 'splits_then_tensor', did you mean 'splits_then_tensors'?\n");
 }
+
+// More ranks than the documented limit: one positioned error before any check or
+// simulation sized by the rank count (the result grows as ranks x ranks). Both the
+// JSON reader and the YAML one, at the `inputs` list.
+TEST_CASE("a2a: more than 2048 ranks are refused at the inputs list", "[kjt][a2a]") {
+  auto input_of = [](int ranks, bool yaml) {
+    std::string text = yaml ? "splits: [1" : R"({"splits":[1)";
+    for (int r = 1; r < ranks; ++r) text += ",0";
+    text += yaml ? "]\ninputs:\n" : R"(],"inputs":[)";
+    for (int r = 0; r < ranks; ++r) {
+      const std::string rank = std::to_string(r);
+      if (yaml)
+        text += "  - {rank: " + rank + ", keys: [A], lengths: [[1]], values: [v" + rank + "]}\n";
+      else
+        text += std::string(r ? "," : "") + R"({"rank":)" + rank + R"(,"keys":["A"],"lengths":[[1]],"values":["v)" +
+                rank + R"("]})";
+    }
+    return text + (yaml ? "" : "]}");
+  };
+  const std::string json_err = errors_of(input_of(2049, false));
+  // {"splits":[1 then 2048 times ",0", then ],"inputs": — the list opens after that.
+  const std::size_t column = std::string(R"({"splits":[1)").size() + 2 * 2048 + std::string(R"(],"inputs":)").size() + 1;
+  CHECK(json_err == "error: e.json:1:" + std::to_string(column) +
+                        ": inputs: too large: 2049 ranks; shardplan's limit is 2048 (every rank receives from every "
+                        "rank)\n");
+  auto yaml = run_a2a("e.yaml", input_of(2049, true), "-o /dev/null");
+  CHECK(yaml.exit_code == 2);
+  // The list starts on line 3, at its first item's dash.
+  CHECK(yaml.err.find("e.yaml:3:3: inputs: too large: 2049 ranks; shardplan's limit is 2048") != std::string::npos);
+  // 2048 ranks are simulated.
+  auto ok = run_a2a("e2048.json", input_of(2048, false), "-o /dev/null");
+  CHECK(ok.exit_code == 0);
+}
