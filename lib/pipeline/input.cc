@@ -61,10 +61,24 @@ std::optional<double> plain_number(const Node& node) {
 }
 
 // An integer >= 1 written as a number with no fraction (4 or 4.0; docs/formats/pipeline.md).
+// shardplan's bound on a count (chunks, batch_size): it fits an int with room.
+constexpr double kMaxPipelineCount = 1e9;
+
 std::optional<int> positive_whole(const Node& node) {
   auto value = plain_number(node);
-  if (!value || *value < 1 || std::floor(*value) != *value || *value > 1e9) return std::nullopt;
+  if (!value || *value < 1 || std::floor(*value) != *value || *value > kMaxPipelineCount) return std::nullopt;
   return static_cast<int>(*value);
+}
+
+// A positive whole number past kMaxPipelineCount: valid for torch, too large here,
+// which deserves its own message rather than torch's "must be a positive integer".
+bool whole_past_limit(const Node& node) {
+  auto value = plain_number(node);
+  return value && std::floor(*value) == *value && *value > kMaxPipelineCount;
+}
+
+std::string past_limit_message(const Node& node) {
+  return "too large: expected at most 1000000000 (shardplan's limit), found " + node.Scalar();
 }
 
 class PipelineReader {
@@ -187,7 +201,9 @@ class PipelineReader {
     if (auto v = positive_whole(n))
       input_.options.chunks = *v;
     else {
-      checks_.report(n, "options.chunks", "ValueError: number of chunks must be positive integer");
+      checks_.report(n, "options.chunks",
+                     whole_past_limit(n) ? past_limit_message(n)
+                                         : "ValueError: number of chunks must be positive integer");
       chunks_ok_ = false;
     }
   }
@@ -380,7 +396,9 @@ class PipelineReader {
     std::optional<int> value;
     if (n.IsDefined() && !n.IsNull()) value = positive_whole(n);
     if (!value) {
-      checks_.report(n.IsDefined() ? n : root_, "batch_size", "ValueError: batch_size must be a positive integer");
+      checks_.report(n.IsDefined() ? n : root_, "batch_size",
+                     n.IsDefined() && whole_past_limit(n) ? past_limit_message(n)
+                                                          : "ValueError: batch_size must be a positive integer");
       batch_ok_ = false;
       return;
     }

@@ -99,6 +99,25 @@ TEST_CASE("pipeline: more than 250 000 micro-batch x stage steps are refused bef
   CHECK(run_pipeline("few-chunks.json", input(1000)).exit_code == 0);
 }
 
+TEST_CASE("pipeline: counts past 10^9 are too large for shardplan, not invalid for torch", "[pipeline][hostile]") {
+  const std::string layers = hostile_layers_of(2, R"(,"fwd_ms_per_sample":1)");
+  RunResult batch = run_pipeline("huge-batch.json", R"({"layers":)" + layers +
+                                                        R"(,"batch_size":9223372036854775807,"devices":{"count":2}})");
+  CHECK(batch.exit_code == 2);
+  CHECK(hostile_has_line(batch, "batch_size: too large: expected at most 1000000000 (shardplan's limit), found "
+                                "9223372036854775807"));
+  RunResult chunks = run_pipeline("huge-chunks.json", R"({"layers":)" + layers +
+                                                          R"(,"batch_size":8,"devices":{"count":2},)"
+                                                          R"("options":{"chunks":1e12}})");
+  CHECK(chunks.exit_code == 2);
+  CHECK(hostile_has_line(chunks, "options.chunks: too large: expected at most 1000000000 (shardplan's limit), found 1e12"));
+  // What torch refuses keeps torch's words.
+  RunResult half = run_pipeline("half-chunks.json", R"({"layers":)" + layers +
+                                                        R"(,"batch_size":8,"devices":{"count":2},)"
+                                                        R"("options":{"chunks":2.5}})");
+  CHECK(hostile_has_line(half, "options.chunks: ValueError: number of chunks must be positive integer"));
+}
+
 TEST_CASE("pipeline --suggest: candidates stay within 25 000 steps, so a huge batch is quick", "[pipeline][hostile]") {
   // A batch of 2^20 offers chunk counts up to 2^20; before the bound --suggest
   // simulated every one of them (minutes, gigabytes).
