@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "planner/bounds/lower_bound.h"
 #include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
 #include "planner/refiners/option_repair.h"
@@ -39,6 +40,18 @@ constexpr int kRepairEveryFailedRuins = 50;
 constexpr std::int64_t kScratchWorkShare = 8;
 // Scratch starts the search is run from (the best ones), besides greedy's.
 constexpr std::size_t kScratchSearches = 2;
+// Above this gap to the lower bound the second stage restarts the search with new
+// seeds (while restarts gain): the work is spent where a better plan may exist.
+constexpr double kFarFromBound = 0.01;
+// Restarts in a row without a gain before the second stage gives up.
+constexpr int kMaxFruitlessRestarts = 4;
+// Trials that go on to the second stage, the best ones.
+constexpr std::size_t kStageTwoStarts = 2;
+// The share of the work left (1 / this) that the trials of all starts use together.
+constexpr std::int64_t kTrialWorkShare = 8;
+// A trial this much above the best trial (relative) does not go on to the second stage
+// (on scale-T1000-ws8 the second scratch start is 67 % above the first after its trial).
+constexpr double kTrialMargin = 0.05;
 
 // SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
 // (std::uniform_*_distribution differ between standard libraries).
@@ -375,11 +388,15 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 }
 
 // Runs the search from greedy's placement (`from_greedy`, when given) and from the
-// best scratch starts, each with an equal share of the work left; the best end
-// state (nullopt when there was no start at all).
+// best scratch starts in two stages: first every start with an equal share of an
+// eighth of the work left (a trial), then the kStageTwoStarts best trials, each with
+// an equal share of the rest (those within kTrialMargin of the best): the search goes on, restarted with new seeds while the
+// plan is more than kFarFromBound above `bound` (the lower bound; 0: unknown) and
+// restarts still gain, then the target phase spends what is left. The best end state
+// (nullopt when there was no start at all).
 std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
                                              const OptimizeOptions& options, std::int64_t budget,
-                                             std::int64_t scratch_limit, OptimizeResult& result) {
+                                             std::int64_t scratch_limit, double bound, OptimizeResult& result) {
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                              std::chrono::duration<double>(options.time_budget_seconds));
@@ -389,41 +406,89 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   result.scratch_starts = static_cast<int>(starts.size());
   if (starts.size() > kScratchSearches) starts.resize(kScratchSearches);
   const std::size_t runs = starts.size() + (from_greedy ? 1 : 0);
-  std::optional<SearchState> best;
-  for (std::size_t k = 0; k < runs; ++k) {
-    SearchState state = empty;
+  if (runs == 0) {
+    result.work_used = work;
+    return std::nullopt;
+  }
+  // Stage 1: the trial of every start.
+  struct Trial {
+    SearchState state;
     MemoryPrices prices;
+    bool greedy = false;
+  };
+  std::vector<Trial> trials;
+  const std::int64_t trial_work = std::max<std::int64_t>(0, budget - work) / kTrialWorkShare;
+  std::int64_t trial_used = 0;
+  bool stopped_by_clock = false;
+  for (std::size_t k = 0; k < runs; ++k) {
+    Trial& trial = trials.emplace_back(Trial{empty, {}, false});
     if (from_greedy && k == 0) {
-      state = *from_greedy;
-      if (!starts.empty()) prices = starts.front().prices;
+      trial.state = *from_greedy;
+      trial.greedy = true;
+      if (!starts.empty()) trial.prices = starts.front().prices;
     } else {
       const ScratchStart& start = starts[k - (from_greedy ? 1 : 0)];
-      apply_start(state, start);
-      prices = start.prices;
+      apply_start(trial.state, start);
+      trial.prices = start.prices;
     }
-    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(runs - k);
-    // An equal share of the time left too: when the clock cap, not the work budget,
-    // ends the search, every start still gets its turn.
+    if (stopped_by_clock) continue;
+    const std::int64_t share = std::max<std::int64_t>(0, trial_work - trial_used) / static_cast<std::int64_t>(runs - k);
+    // An equal share of the time left too (one more share kept for stage 2): when the
+    // clock cap, not the work budget, ends the search, every start still gets its turn.
     const auto now = std::chrono::steady_clock::now();
-    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k) : deadline;
-    Search search(state, share, run_deadline, options.seed + k, prices);
+    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k + 1) : deadline;
+    Search search(trial.state, share, run_deadline, options.seed + k, trial.prices);
     search.run();
-    work += search.work();
-    bool stopped_by_clock = search.stopped_by_clock();
-    if (!stopped_by_clock) {  // the work left of this start's share: toward a lower target (target_search.h)
-      std::int64_t phase_work = 0;
-      target_search(state, share - search.work(), options.seed + 0x7a46 + k, run_deadline, phase_work,
-                    stopped_by_clock);
-      work += phase_work;
-    }
-    result.stopped_by_clock = result.stopped_by_clock || stopped_by_clock;
-    if (!best || state.objective().better_than(best->objective())) {
-      best = std::move(state);
-      result.best_start = from_greedy && k == 0 ? "greedy" : "scratch";
-    }
+    trial_used += search.work();
+    stopped_by_clock = search.stopped_by_clock();
   }
+  work += trial_used;
+  // Stage 2: the best trials go on, each with an equal share of the work left.
+  std::vector<std::size_t> order(trials.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return trials[x].state.objective().better_than(trials[y].state.objective());
+  });
+  // A trial more than kTrialMargin above the best one stops there: its share goes to the others.
+  std::size_t kept_runs = std::min<std::size_t>(order.size(), kStageTwoStarts);
+  const double best_trial = trials[order.front()].state.objective().max_load;
+  while (kept_runs > 1 && trials[order[kept_runs - 1]].state.objective().max_load > best_trial * (1 + kTrialMargin))
+    --kept_runs;
+  const double far = bound > 0 ? bound * (1 + kFarFromBound) : -1;
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < kept_runs; ++i) {
+    Trial& kept = trials[order[i]];
+    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(kept_runs - i);
+    const auto now = std::chrono::steady_clock::now();
+    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(kept_runs - i) : deadline;
+    std::int64_t used = 0;
+    int fruitless = 0;
+    std::uint64_t seed = options.seed + 0x2d57a9e + 97 * i;
+    while (!stopped_by_clock && used < share) {
+      const Objective before = kept.state.objective();
+      Search search(kept.state, share - used, run_deadline, seed++, kept.prices);
+      search.run();
+      used += search.work();
+      stopped_by_clock = search.stopped_by_clock();
+      if (kept.state.objective().better_than(before))
+        fruitless = 0;
+      else
+        ++fruitless;
+      if (!(far > 0 && kept.state.objective().max_load > far) || fruitless >= kMaxFruitlessRestarts) break;
+    }
+    if (!stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
+      std::int64_t phase_work = 0;
+      target_search(kept.state, share - used, options.seed + 0x7a46 + i, run_deadline, phase_work, stopped_by_clock);
+      used += phase_work;
+    }
+    work += used;
+    if (!best || kept.state.objective().better_than(trials[*best].state.objective())) best = order[i];
+  }
+  Trial& kept = trials[*best];
+  result.stopped_by_clock = result.stopped_by_clock || stopped_by_clock;
+  result.best_start = kept.greedy ? "greedy" : "scratch";
   result.work_used = work;
-  return best;
+  return std::move(kept.state);
 }
 
 // The plan of `state`: each table's current option with its shards' ranks.
@@ -492,8 +557,9 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
     from_greedy->place(static_cast<int>(t), 0, std::move(ranks));
   }
 
+  const LowerBound bound = compute_lower_bound(bound_input(search_space, plan, reserved));
   std::optional<SearchState> best = search_all_starts(empty, from_greedy, options, result.work_budget,
-                                                      result.work_budget / kScratchWorkShare, result);
+                                                      result.work_budget / kScratchWorkShare, bound.value, result);
   int changed = 0;
   std::vector<ShardingOption> improved = plan_of(*best, first, changed);
   // Rated as the planner rates (NoopPerfModel's order), so "better" is exact.
@@ -522,8 +588,9 @@ OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, cons
   // No plan to improve: the clock cap still applies, but a search is always made.
   OptimizeOptions capped = options;
   if (capped.time_budget_seconds <= 0) capped.time_budget_seconds = kDefaultTimeBudgetSeconds;
+  const LowerBound bound = compute_lower_bound(bound_input(search_space, {}, reserved));
   std::optional<SearchState> best =
-      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, result);
+      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, bound.value, result);
   if (!best) return result;
   int changed = 0;
   result.plan = plan_of(*best, first, changed);
