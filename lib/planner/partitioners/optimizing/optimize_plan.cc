@@ -9,6 +9,7 @@
 #include "planner/bounds/lower_bound.h"
 #include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
+#include "planner/partitioners/optimizing/start_stages.h"
 #include "planner/refiners/option_repair.h"
 #include "planner/refiners/pair_repartition.h"
 #include "planner/refiners/target_search.h"
@@ -40,18 +41,10 @@ constexpr int kRepairEveryFailedRuins = 50;
 constexpr std::int64_t kScratchWorkShare = 8;
 // Scratch starts the search is run from (the best ones), besides greedy's.
 constexpr std::size_t kScratchSearches = 2;
-// Above this gap to the lower bound the second stage restarts the search with new
-// seeds (while restarts gain): the work is spent where a better plan may exist.
-constexpr double kFarFromBound = 0.01;
-// Restarts in a row without a gain before the second stage gives up.
+// Restarts in a row without a gain before the second stage gives up (start_stages.h).
 constexpr int kMaxFruitlessRestarts = 4;
-// Trials that go on to the second stage, the best ones.
-constexpr std::size_t kStageTwoStarts = 2;
 // The share of the work left (1 / this) that the trials of all starts use together.
 constexpr std::int64_t kTrialWorkShare = 8;
-// A trial this much above the best trial (relative) does not go on to the second stage
-// (on scale-T1000-ws8 the second scratch start is 67 % above the first after its trial).
-constexpr double kTrialMargin = 0.05;
 
 // SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
 // (std::uniform_*_distribution differ between standard libraries).
@@ -347,6 +340,20 @@ class Search {
 
 }  // namespace
 
+std::vector<std::size_t> stage_two_trials(const std::vector<Objective>& trials) {
+  std::vector<std::size_t> order(trials.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return trials[x].better_than(trials[y]); });
+  if (order.size() > kStageTwoStarts) order.resize(kStageTwoStarts);
+  // A trial far behind the best one gives its share to the others.
+  const double best = order.empty() ? 0.0 : trials[order.front()].max_load;
+  while (order.size() > 1 && trials[order.back()].max_load > best * (1 + kTrialMargin)) order.pop_back();
+  return order;
+}
+
+bool far_from_bound(double max_load, double bound) { return bound > 0 && max_load > bound * (1 + kFarFromBound); }
+
 std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
   const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
   const double full = static_cast<double>(kWorkFloor) + static_cast<double>(kWorkPerTableRank) * kWorkFullSize;
@@ -388,12 +395,12 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 }
 
 // Runs the search from greedy's placement (`from_greedy`, when given) and from the
-// best scratch starts in two stages: first every start with an equal share of an
-// eighth of the work left (a trial), then the kStageTwoStarts best trials, each with
-// an equal share of the rest (those within kTrialMargin of the best): the search goes on, restarted with new seeds while the
-// plan is more than kFarFromBound above `bound` (the lower bound; 0: unknown) and
-// restarts still gain, then the target phase spends what is left. The best end state
-// (nullopt when there was no start at all).
+// best scratch starts in two stages (start_stages.h): first every start with an
+// equal share of an eighth of the work left (a trial), then the trials that
+// stage_two_trials picks, each with an equal share of the rest: the search goes on,
+// restarted with new seeds while the plan is far from `bound` (the lower bound; 0:
+// unknown) and restarts still gain, then the target phase spends what is left. The
+// best end state (nullopt when there was no start at all).
 std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
                                              const OptimizeOptions& options, std::int64_t budget,
                                              std::int64_t scratch_limit, double bound, OptimizeResult& result) {
@@ -444,17 +451,10 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   }
   work += trial_used;
   // Stage 2: the best trials go on, each with an equal share of the work left.
-  std::vector<std::size_t> order(trials.size());
-  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return trials[x].state.objective().better_than(trials[y].state.objective());
-  });
-  // A trial more than kTrialMargin above the best one stops there: its share goes to the others.
-  std::size_t kept_runs = std::min<std::size_t>(order.size(), kStageTwoStarts);
-  const double best_trial = trials[order.front()].state.objective().max_load;
-  while (kept_runs > 1 && trials[order[kept_runs - 1]].state.objective().max_load > best_trial * (1 + kTrialMargin))
-    --kept_runs;
-  const double far = bound > 0 ? bound * (1 + kFarFromBound) : -1;
+  std::vector<Objective> trial_objectives;
+  for (const Trial& trial : trials) trial_objectives.push_back(trial.state.objective());
+  const std::vector<std::size_t> order = stage_two_trials(trial_objectives);
+  const std::size_t kept_runs = order.size();
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < kept_runs; ++i) {
     Trial& kept = trials[order[i]];
@@ -474,7 +474,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
         fruitless = 0;
       else
         ++fruitless;
-      if (!(far > 0 && kept.state.objective().max_load > far) || fruitless >= kMaxFruitlessRestarts) break;
+      if (!far_from_bound(kept.state.objective().max_load, bound) || fruitless >= kMaxFruitlessRestarts) break;
     }
     if (!stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
       std::int64_t phase_work = 0;
