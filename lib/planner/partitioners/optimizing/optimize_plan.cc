@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -398,12 +399,13 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 // best scratch starts in two stages (start_stages.h): first every start with an
 // equal share of an eighth of the work left (a trial), then the trials that
 // stage_two_trials picks, each with an equal share of the rest: the search goes on,
-// restarted with new seeds while the plan is far from `bound` (the lower bound; 0:
-// unknown) and restarts still gain, then the target phase spends what is left. The
+// restarted with new seeds while the plan is far from `lower_bound()` (0: unknown;
+// called at most once) and restarts still gain, then the target phase spends what is left. The
 // best end state (nullopt when there was no start at all).
 std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
                                              const OptimizeOptions& options, std::int64_t budget,
-                                             std::int64_t scratch_limit, double bound, OptimizeResult& result) {
+                                             std::int64_t scratch_limit, const std::function<double()>& lower_bound,
+                                             OptimizeResult& result) {
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                              std::chrono::duration<double>(options.time_budget_seconds));
@@ -456,6 +458,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   const std::vector<std::size_t> order = stage_two_trials(trial_objectives);
   const std::size_t kept_runs = order.size();
   std::optional<std::size_t> best;
+  std::optional<double> bound;
   for (std::size_t i = 0; i < kept_runs; ++i) {
     Trial& kept = trials[order[i]];
     const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(kept_runs - i);
@@ -474,7 +477,11 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
         fruitless = 0;
       else
         ++fruitless;
-      if (!far_from_bound(kept.state.objective().max_load, bound) || fruitless >= kMaxFruitlessRestarts) break;
+      if (used >= share || fruitless >= kMaxFruitlessRestarts) break;
+      // Asked only when a search stalls before its share ends (the bound costs as much
+      // as a few rounds of the proposal loop on the largest models).
+      if (!bound) bound = lower_bound();
+      if (!far_from_bound(kept.state.objective().max_load, *bound)) break;
     }
     if (!stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
       std::int64_t phase_work = 0;
@@ -557,9 +564,9 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
     from_greedy->place(static_cast<int>(t), 0, std::move(ranks));
   }
 
-  const LowerBound bound = compute_lower_bound(bound_input(search_space, plan, reserved));
+  const auto lower_bound = [&] { return compute_lower_bound(bound_input(search_space, plan, reserved)).value; };
   std::optional<SearchState> best = search_all_starts(empty, from_greedy, options, result.work_budget,
-                                                      result.work_budget / kScratchWorkShare, bound.value, result);
+                                                      result.work_budget / kScratchWorkShare, lower_bound, result);
   int changed = 0;
   std::vector<ShardingOption> improved = plan_of(*best, first, changed);
   // Rated as the planner rates (NoopPerfModel's order), so "better" is exact.
@@ -588,9 +595,9 @@ OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, cons
   // No plan to improve: the clock cap still applies, but a search is always made.
   OptimizeOptions capped = options;
   if (capped.time_budget_seconds <= 0) capped.time_budget_seconds = kDefaultTimeBudgetSeconds;
-  const LowerBound bound = compute_lower_bound(bound_input(search_space, {}, reserved));
+  const auto lower_bound = [&] { return compute_lower_bound(bound_input(search_space, {}, reserved)).value; };
   std::optional<SearchState> best =
-      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, bound.value, result);
+      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, lower_bound, result);
   if (!best) return result;
   int changed = 0;
   result.plan = plan_of(*best, first, changed);
