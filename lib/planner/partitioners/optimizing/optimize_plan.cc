@@ -45,7 +45,7 @@ constexpr std::size_t kScratchSearches = 2;
 // Restarts in a row without a gain before the second stage gives up (start_stages.h).
 constexpr int kMaxFruitlessRestarts = 4;
 // The share of the work left (1 / this) that the trials of all starts use together.
-constexpr std::int64_t kTrialWorkShare = 8;
+constexpr std::int64_t kTrialWorkShare = 4;
 
 // SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
 // (std::uniform_*_distribution differ between standard libraries).
@@ -397,7 +397,7 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 
 // Runs the search from greedy's placement (`from_greedy`, when given) and from the
 // best scratch starts in two stages (start_stages.h): first every start with an
-// equal share of an eighth of the work left (a trial), then the trials that
+// equal share of a quarter of the work left (a trial), then the trials that
 // stage_two_trials picks, each with an equal share of the rest: the search goes on,
 // restarted with new seeds while the plan is far from `lower_bound()` (0: unknown;
 // called at most once) and restarts still gain, then the target phase spends what is left. The

@@ -1,6 +1,6 @@
 // The two stages of the optimizing search over its starts (greedy's plan and the
 // best scratch starts; optimize_plan.cc). Stage 1 runs a short trial search from
-// every start (an eighth of the work); stage 2 gives the rest, in equal shares, to
+// every start (a quarter of the work); stage 2 gives the rest, in equal shares, to
 // the trials chosen here, and restarts a trial's search with new seeds while its
 // plan is far from the lower bound and the restarts still gain.
 #pragma once
