@@ -147,7 +147,7 @@ TEST_CASE("stage_two_trials ranks equal maxima by the sum of squares, then by in
 }
 
 TEST_CASE("stage_two_trials drops a trial far behind the best one", "[optimizing][stages]") {
-  // 29.7 against 49.7 (scale-T1000-ws8's two scratch starts after their trials): one goes on.
+  // 29.7 against 49.7 (scale-T1000-ws8's two scratch starts after trials of an eighth of the work): one goes on.
   CHECK(stage_two_trials({objective(29.7, 1), objective(49.7, 1)}) == std::vector<std::size_t>{0});
   // Just inside the margin (5 %) both go on; just outside, one.
   CHECK(stage_two_trials({objective(1.0, 1), objective(1.0 + 0.99 * kTrialMargin, 1)}).size() == 2);
