@@ -428,7 +428,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   std::vector<Trial> trials;
   const std::int64_t trial_work = std::max<std::int64_t>(0, budget - work) / kTrialWorkShare;
   std::int64_t trial_used = 0;
-  bool stopped_by_clock = false;
+  bool stopped_by_clock = false;  // some search, trial or stage 2, was ended by its share of the clock
   for (std::size_t k = 0; k < runs; ++k) {
     Trial& trial = trials.emplace_back(Trial{empty, {}, false});
     if (from_greedy && k == 0) {
@@ -440,7 +440,6 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
       apply_start(trial.state, start);
       trial.prices = start.prices;
     }
-    if (stopped_by_clock) continue;
     const std::int64_t share = std::max<std::int64_t>(0, trial_work - trial_used) / static_cast<std::int64_t>(runs - k);
     // An equal share of the time left too (one more share kept for stage 2): when the
     // clock cap, not the work budget, ends the search, every start still gets its turn.
@@ -449,7 +448,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
     Search search(trial.state, share, run_deadline, options.seed + k, trial.prices);
     search.run();
     trial_used += search.work();
-    stopped_by_clock = search.stopped_by_clock();
+    stopped_by_clock = stopped_by_clock || search.stopped_by_clock();
   }
   work += trial_used;
   // Stage 2: the best trials go on, each with an equal share of the work left.
@@ -465,30 +464,33 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
     const auto now = std::chrono::steady_clock::now();
     const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(kept_runs - i) : deadline;
     std::int64_t used = 0;
+    bool run_stopped_by_clock = false;  // this run's own share of the time
     int fruitless = 0;
     std::uint64_t seed = options.seed + 0x2d57a9e + 97 * i;
-    while (!stopped_by_clock && used < share) {
+    while (!run_stopped_by_clock && used < share) {
       const Objective before = kept.state.objective();
       Search search(kept.state, share - used, run_deadline, seed++, kept.prices);
       search.run();
       used += search.work();
-      stopped_by_clock = search.stopped_by_clock();
+      run_stopped_by_clock = search.stopped_by_clock();
       if (kept.state.objective().better_than(before))
         fruitless = 0;
       else
         ++fruitless;
-      if (used >= share || fruitless >= kMaxFruitlessRestarts) break;
+      if (run_stopped_by_clock || used >= share || fruitless >= kMaxFruitlessRestarts) break;
       // Asked only when a search stalls before its share ends (the bound costs as much
       // as a few rounds of the proposal loop on the largest models).
       if (!bound) bound = lower_bound();
       if (!far_from_bound(kept.state.objective().max_load, *bound)) break;
     }
-    if (!stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
+    if (!run_stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
       std::int64_t phase_work = 0;
-      target_search(kept.state, share - used, options.seed + 0x7a46 + i, run_deadline, phase_work, stopped_by_clock);
+      target_search(kept.state, share - used, options.seed + 0x7a46 + i, run_deadline, phase_work,
+                    run_stopped_by_clock);
       used += phase_work;
     }
     work += used;
+    stopped_by_clock = stopped_by_clock || run_stopped_by_clock;
     if (!best || kept.state.objective().better_than(trials[*best].state.objective())) best = order[i];
   }
   Trial& kept = trials[*best];
