@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "planner/partitioners/optimizing/optimize_plan.h"
+#include "planner/partitioners/optimizing/start_stages.h"
 #include "planner/partitioners/plan_validity.h"
 
 namespace shardplan::testing {
@@ -126,3 +127,40 @@ TEST_CASE("the plan checker rejects broken plans", "[optimizing]") {
 
 }  // namespace
 }  // namespace shardplan::testing
+
+namespace shardplan::optimizing::testing {
+namespace {
+
+Objective objective(double max_load, double sum_squares) { return Objective{max_load, sum_squares}; }
+
+}  // namespace
+
+TEST_CASE("stage_two_trials keeps the two best trials, best first", "[optimizing][stages]") {
+  // max loads 3.0, 2.9, 2.95: the second, then the third; the first stops after its trial.
+  const std::vector<std::size_t> kept = stage_two_trials({objective(3.0, 9), objective(2.9, 9), objective(2.95, 9)});
+  REQUIRE(kept == std::vector<std::size_t>{1, 2});
+}
+
+TEST_CASE("stage_two_trials ranks equal maxima by the sum of squares, then by index", "[optimizing][stages]") {
+  CHECK(stage_two_trials({objective(2.0, 5), objective(2.0, 4)}) == std::vector<std::size_t>{1, 0});
+  CHECK(stage_two_trials({objective(2.0, 4), objective(2.0, 4), objective(2.0, 4)}) == std::vector<std::size_t>{0, 1});
+}
+
+TEST_CASE("stage_two_trials drops a trial far behind the best one", "[optimizing][stages]") {
+  // 29.7 against 49.7 (scale-T1000-ws8's two scratch starts after trials of an eighth of the work): one goes on.
+  CHECK(stage_two_trials({objective(29.7, 1), objective(49.7, 1)}) == std::vector<std::size_t>{0});
+  // Just inside the margin (5 %) both go on; just outside, one.
+  CHECK(stage_two_trials({objective(1.0, 1), objective(1.0 + 0.99 * kTrialMargin, 1)}).size() == 2);
+  CHECK(stage_two_trials({objective(1.0, 1), objective(1.0 + 1.01 * kTrialMargin, 1)}).size() == 1);
+  CHECK(stage_two_trials({objective(5.0, 1)}) == std::vector<std::size_t>{0});
+  CHECK(stage_two_trials({}).empty());
+}
+
+TEST_CASE("far_from_bound: more than 1 % above a known bound", "[optimizing][stages]") {
+  CHECK(far_from_bound(1.02, 1.0));
+  CHECK_FALSE(far_from_bound(1.005, 1.0));
+  CHECK_FALSE(far_from_bound(1.0, 1.0));
+  CHECK_FALSE(far_from_bound(5.0, 0.0));  // no bound known: no restarts
+}
+
+}  // namespace shardplan::optimizing::testing

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <string>
 
+#include "planner/bounds/lower_bound.h"
 #include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
+#include "planner/partitioners/optimizing/start_stages.h"
 #include "planner/refiners/option_repair.h"
 #include "planner/refiners/pair_repartition.h"
 #include "planner/refiners/target_search.h"
@@ -39,6 +42,10 @@ constexpr int kRepairEveryFailedRuins = 50;
 constexpr std::int64_t kScratchWorkShare = 8;
 // Scratch starts the search is run from (the best ones), besides greedy's.
 constexpr std::size_t kScratchSearches = 2;
+// Restarts in a row without a gain before the second stage gives up (start_stages.h).
+constexpr int kMaxFruitlessRestarts = 4;
+// The share of the work left (1 / this) that the trials of all starts use together.
+constexpr std::int64_t kTrialWorkShare = 4;
 
 // SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
 // (std::uniform_*_distribution differ between standard libraries).
@@ -334,6 +341,20 @@ class Search {
 
 }  // namespace
 
+std::vector<std::size_t> stage_two_trials(const std::vector<Objective>& trials) {
+  std::vector<std::size_t> order(trials.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return trials[x].better_than(trials[y]); });
+  if (order.size() > kStageTwoStarts) order.resize(kStageTwoStarts);
+  // A trial far behind the best one gives its share to the others.
+  const double best = order.empty() ? 0.0 : trials[order.front()].max_load;
+  while (order.size() > 1 && trials[order.back()].max_load > best * (1 + kTrialMargin)) order.pop_back();
+  return order;
+}
+
+bool far_from_bound(double max_load, double bound) { return bound > 0 && max_load > bound * (1 + kFarFromBound); }
+
 std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
   const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
   const double full = static_cast<double>(kWorkFloor) + static_cast<double>(kWorkPerTableRank) * kWorkFullSize;
@@ -375,11 +396,16 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 }
 
 // Runs the search from greedy's placement (`from_greedy`, when given) and from the
-// best scratch starts, each with an equal share of the work left; the best end
-// state (nullopt when there was no start at all).
+// best scratch starts in two stages (start_stages.h): first every start with an
+// equal share of a quarter of the work left (a trial), then the trials that
+// stage_two_trials picks, each with an equal share of the rest: the search goes on,
+// restarted with new seeds while the plan is far from `lower_bound()` (0: unknown;
+// called at most once) and restarts still gain, then the target phase spends what is left. The
+// best end state (nullopt when there was no start at all).
 std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
                                              const OptimizeOptions& options, std::int64_t budget,
-                                             std::int64_t scratch_limit, OptimizeResult& result) {
+                                             std::int64_t scratch_limit, const std::function<double()>& lower_bound,
+                                             OptimizeResult& result) {
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                              std::chrono::duration<double>(options.time_budget_seconds));
@@ -389,41 +415,89 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   result.scratch_starts = static_cast<int>(starts.size());
   if (starts.size() > kScratchSearches) starts.resize(kScratchSearches);
   const std::size_t runs = starts.size() + (from_greedy ? 1 : 0);
-  std::optional<SearchState> best;
-  for (std::size_t k = 0; k < runs; ++k) {
-    SearchState state = empty;
+  if (runs == 0) {
+    result.work_used = work;
+    return std::nullopt;
+  }
+  // Stage 1: the trial of every start.
+  struct Trial {
+    SearchState state;
     MemoryPrices prices;
+    bool greedy = false;
+  };
+  std::vector<Trial> trials;
+  const std::int64_t trial_work = std::max<std::int64_t>(0, budget - work) / kTrialWorkShare;
+  std::int64_t trial_used = 0;
+  bool stopped_by_clock = false;  // some search, trial or stage 2, was ended by its share of the clock
+  for (std::size_t k = 0; k < runs; ++k) {
+    Trial& trial = trials.emplace_back(Trial{empty, {}, false});
     if (from_greedy && k == 0) {
-      state = *from_greedy;
-      if (!starts.empty()) prices = starts.front().prices;
+      trial.state = *from_greedy;
+      trial.greedy = true;
+      if (!starts.empty()) trial.prices = starts.front().prices;
     } else {
       const ScratchStart& start = starts[k - (from_greedy ? 1 : 0)];
-      apply_start(state, start);
-      prices = start.prices;
+      apply_start(trial.state, start);
+      trial.prices = start.prices;
     }
-    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(runs - k);
-    // An equal share of the time left too: when the clock cap, not the work budget,
-    // ends the search, every start still gets its turn.
+    const std::int64_t share = std::max<std::int64_t>(0, trial_work - trial_used) / static_cast<std::int64_t>(runs - k);
+    // An equal share of the time left too (one more share kept for stage 2): when the
+    // clock cap, not the work budget, ends the search, every start still gets its turn.
     const auto now = std::chrono::steady_clock::now();
-    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k) : deadline;
-    Search search(state, share, run_deadline, options.seed + k, prices);
+    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k + 1) : deadline;
+    Search search(trial.state, share, run_deadline, options.seed + k, trial.prices);
     search.run();
-    work += search.work();
-    bool stopped_by_clock = search.stopped_by_clock();
-    if (!stopped_by_clock) {  // the work left of this start's share: toward a lower target (target_search.h)
-      std::int64_t phase_work = 0;
-      target_search(state, share - search.work(), options.seed + 0x7a46 + k, run_deadline, phase_work,
-                    stopped_by_clock);
-      work += phase_work;
-    }
-    result.stopped_by_clock = result.stopped_by_clock || stopped_by_clock;
-    if (!best || state.objective().better_than(best->objective())) {
-      best = std::move(state);
-      result.best_start = from_greedy && k == 0 ? "greedy" : "scratch";
-    }
+    trial_used += search.work();
+    stopped_by_clock = stopped_by_clock || search.stopped_by_clock();
   }
+  work += trial_used;
+  // Stage 2: the best trials go on, each with an equal share of the work left.
+  std::vector<Objective> trial_objectives;
+  for (const Trial& trial : trials) trial_objectives.push_back(trial.state.objective());
+  const std::vector<std::size_t> order = stage_two_trials(trial_objectives);
+  const std::size_t kept_runs = order.size();
+  std::optional<std::size_t> best;
+  std::optional<double> bound;
+  for (std::size_t i = 0; i < kept_runs; ++i) {
+    Trial& kept = trials[order[i]];
+    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(kept_runs - i);
+    const auto now = std::chrono::steady_clock::now();
+    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(kept_runs - i) : deadline;
+    std::int64_t used = 0;
+    bool run_stopped_by_clock = false;  // this run's own share of the time
+    int fruitless = 0;
+    std::uint64_t seed = options.seed + 0x2d57a9e + 97 * i;
+    while (!run_stopped_by_clock && used < share) {
+      const Objective before = kept.state.objective();
+      Search search(kept.state, share - used, run_deadline, seed++, kept.prices);
+      search.run();
+      used += search.work();
+      run_stopped_by_clock = search.stopped_by_clock();
+      if (kept.state.objective().better_than(before))
+        fruitless = 0;
+      else
+        ++fruitless;
+      if (run_stopped_by_clock || used >= share || fruitless >= kMaxFruitlessRestarts) break;
+      // Asked only when a search stalls before its share ends (the bound costs as much
+      // as a few rounds of the proposal loop on the largest models).
+      if (!bound) bound = lower_bound();
+      if (!far_from_bound(kept.state.objective().max_load, *bound)) break;
+    }
+    if (!run_stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
+      std::int64_t phase_work = 0;
+      target_search(kept.state, share - used, options.seed + 0x7a46 + i, run_deadline, phase_work,
+                    run_stopped_by_clock);
+      used += phase_work;
+    }
+    work += used;
+    stopped_by_clock = stopped_by_clock || run_stopped_by_clock;
+    if (!best || kept.state.objective().better_than(trials[*best].state.objective())) best = order[i];
+  }
+  Trial& kept = trials[*best];
+  result.stopped_by_clock = result.stopped_by_clock || stopped_by_clock;
+  result.best_start = kept.greedy ? "greedy" : "scratch";
   result.work_used = work;
-  return best;
+  return std::move(kept.state);
 }
 
 // The plan of `state`: each table's current option with its shards' ranks.
@@ -492,8 +566,9 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
     from_greedy->place(static_cast<int>(t), 0, std::move(ranks));
   }
 
+  const auto lower_bound = [&] { return compute_lower_bound(bound_input(search_space, plan, reserved)).value; };
   std::optional<SearchState> best = search_all_starts(empty, from_greedy, options, result.work_budget,
-                                                      result.work_budget / kScratchWorkShare, result);
+                                                      result.work_budget / kScratchWorkShare, lower_bound, result);
   int changed = 0;
   std::vector<ShardingOption> improved = plan_of(*best, first, changed);
   // Rated as the planner rates (NoopPerfModel's order), so "better" is exact.
@@ -522,8 +597,9 @@ OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, cons
   // No plan to improve: the clock cap still applies, but a search is always made.
   OptimizeOptions capped = options;
   if (capped.time_budget_seconds <= 0) capped.time_budget_seconds = kDefaultTimeBudgetSeconds;
+  const auto lower_bound = [&] { return compute_lower_bound(bound_input(search_space, {}, reserved)).value; };
   std::optional<SearchState> best =
-      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, result);
+      search_all_starts(empty, std::nullopt, capped, result.work_budget, result.work_budget / 2, lower_bound, result);
   if (!best) return result;
   int changed = 0;
   result.plan = plan_of(*best, first, changed);
