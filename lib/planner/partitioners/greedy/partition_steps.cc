@@ -84,7 +84,7 @@ StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::
   heap.apply_deferred();
   // Shard by shard in list order, read run by run: the shards of a run are equal
   // but for offsets, which placement does not read.
-  for (const ShardRun& run : brief.shard_list().runs()) {
+  for (const ShardRun& run : brief.shard_runs()) {
     const Storage needed = run.storage.value_or(Storage{});
     const Perf perf = run.perf.value_or(Perf{});
     for (std::int32_t k = 0; k < run.count; ++k) {
@@ -129,17 +129,16 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       // torchrec's _uniform_partition on a copy of the host's devices, shard i on
       // device i: each device takes one shard, so the shards fit the copy exactly
       // when each fits its device now. Checked first, then placed in place.
-      const ShardList& shards = brief.shard_list();
-      if (shards.size() != host_devices.size()) continue;  // a shard-count error: next host
+      if (static_cast<std::size_t>(brief.num_shards) != host_devices.size()) continue;  // a shard-count error: next host
       bool fits = true;
-      for (const ShardRun& run : shards.runs()) {
+      for (const ShardRun& run : brief.shard_runs()) {
         const Storage needed = run.storage.value_or(Storage{});
         for (std::int32_t k = 0; k < run.count && fits; ++k)
           fits = needed.fits_in(host_devices[static_cast<std::size_t>(run.begin + k)].free);
         if (!fits) break;
       }
       if (!fits) continue;
-      for (const ShardRun& run : shards.runs()) {
+      for (const ShardRun& run : brief.shard_runs()) {
         const Storage needed = run.storage.value_or(Storage{});
         const Perf perf = run.perf.value_or(Perf{});
         for (std::int32_t k = 0; k < run.count; ++k) {
