@@ -63,11 +63,10 @@ void assign_dense_ranks(std::vector<PartitionOptionSummary>& summaries) {
 PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary) {
   PartitionOptionBrief b;
   b.total_storage = summary.total_storage;
-  b.shards = &option.shards;
+  b.point_at(option.shards);
   b.sharding_type = option.sharding_type;
   b.partition_by = option.partition_by;
   b.perf_homogeneous = summary.perf_homogeneous;
-  b.num_shards = static_cast<std::int32_t>(option.shards.size());
   b.storage_rank = summary.storage_rank;
   b.perf_rank = summary.perf_rank;
   b.path_id = summary.path_id;

@@ -51,15 +51,28 @@ struct PartitionOptionSummary {
 struct PartitionOptionBrief {
   Storage total_storage;              // PartitionOptionSummary::total_storage
   const ShardList* shards = nullptr;  // the option's shards (num_shards of them)
+  // shards->runs(), kept here too: the placement steps read the runs of thousands of
+  // options per proposal, and going through the ShardList cost a cache miss each.
+  // Valid while the list's runs are not changed (a SearchSpace's never are).
+  const ShardRun* runs = nullptr;
   PartitionBy partition_by = PartitionBy::kDevice;
   ShardingType sharding_type = ShardingType::kTableWise;
-  bool perf_homogeneous = false;  // PartitionOptionSummary::perf_homogeneous
   std::int32_t num_shards = 0;
   std::int32_t storage_rank = -1;  // PartitionOptionSummary::storage_rank
   std::int32_t perf_rank = -1;     // PartitionOptionSummary::perf_rank
   std::int32_t path_id = -1;       // PartitionOptionSummary::path_id
+  std::int32_t num_runs = 0;
+  bool perf_homogeneous = false;  // PartitionOptionSummary::perf_homogeneous
 
   const ShardList& shard_list() const { return *shards; }
+  std::span<const ShardRun> shard_runs() const { return {runs, static_cast<std::size_t>(num_runs)}; }
+  // Points shards, runs, num_runs and num_shards at `list`.
+  void point_at(const ShardList& list) {
+    shards = &list;
+    runs = list.runs().data();
+    num_runs = static_cast<std::int32_t>(list.runs().size());
+    num_shards = static_cast<std::int32_t>(list.size());
+  }
 };
 
 // The summary of `option` (ranks left at -1) whose module path has id `path_id`.

@@ -50,6 +50,38 @@ bool load_devices(const Topology& storage_constraint, std::int64_t hbm_per_devic
   return ranks_are_positions;
 }
 
+// A hint to fetch the cache line at p; no effect on results. GCC 12 dropped
+// __builtin_prefetch from the loop below (none was emitted at -O1 and up), so on x86
+// the instruction is written out.
+inline void prefetch_line(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
+
+// Asks the memory for what the placement loop reads a few options after the k-th
+// of `order`: each option's brief and its shard runs lie in two places among tens
+// of thousands of options, and waiting for them one after the other was most of
+// the loop's time on big proposals (5 000 tables x 1 024 ranks, 1 thread: 16.7 s
+// CPU -> 11.1 s). The second stage reads the pointer that the first fetched some
+// options earlier, so neither waits.
+void prefetch_ahead(const ProposalBriefs& briefs, const std::vector<int>& order, std::size_t k) {
+  constexpr std::size_t kBriefAhead = 8, kRunsAhead = 4;
+  if (k + kBriefAhead < order.size())
+    prefetch_line(&briefs.brief(static_cast<std::size_t>(order[k + kBriefAhead])));
+  if (k + kRunsAhead < order.size()) {
+    const PartitionOptionBrief& ahead = briefs.brief(static_cast<std::size_t>(order[k + kRunsAhead]));
+    if (ahead.num_runs > 0) {
+      // A run's storage and perf lie past its first 64 bytes.
+      const auto* run = reinterpret_cast<const char*>(ahead.runs);
+      prefetch_line(run);
+      prefetch_line(run + 64);
+    }
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<PartitionWorkspace> GreedyPerfPartitioner::make_workspace() const {
@@ -127,8 +159,9 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
       if (heap_built) ws.heap.defer_update(static_cast<int>(p));
     }
   };
-  for (int index : order) {
-    const auto i = static_cast<std::size_t>(index);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    prefetch_ahead(briefs, order, k);
+    const auto i = static_cast<std::size_t>(order[k]);
     const OptionId id = proposal[i];
     std::span<int> ranks = placement.ranks_of(i);
     StepError error;

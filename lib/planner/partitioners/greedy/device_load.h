@@ -15,9 +15,11 @@ struct DeviceLoad {
   Perf perf;
   double perf_total = 0;  // perf.total() of the component sums, as torchrec compares
 
-  void place(const Shard& shard) {
-    free -= storage_of(shard);
-    perf += perf_of(shard);
+  void place(const Shard& shard) { place(storage_of(shard), perf_of(shard)); }
+  // A shard of `storage` and `perf` (one shard of a ShardRun: no Shard built).
+  void place(const Storage& storage, const Perf& shard_perf) {
+    free -= storage;
+    perf += shard_perf;
     perf_total = perf.total();
   }
 };

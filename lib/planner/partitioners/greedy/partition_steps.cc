@@ -82,34 +82,38 @@ StepError first_shard_misfit(OptionId id, const PartitionOptionBrief& brief, std
 StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::span<DeviceLoad> devices,
                            DeviceHeap& heap, std::span<int> ranks, HostOrder* hosts_to_touch) {
   heap.apply_deferred();
-  const ShardList& shards = brief.shard_list();
-  for (std::size_t j = 0; j < shards.size(); ++j) {
-    const Shard& shard = shards[j];
-    const Storage needed = storage_of(shard);
-    heap.unpark(needed, false);
-    bool placed = false;
-    int parked_now = 0;
-    while (!heap.empty()) {
-      const int position = heap.top();
-      DeviceLoad& device = devices[static_cast<std::size_t>(position)];
-      if (needed.fits_in(device.free)) {
-        ranks[j] = device.rank;
-        device.place(shard);
-        heap.update(position);
-        if (hosts_to_touch) hosts_to_touch->touch(static_cast<std::size_t>(position));
-        placed = true;
-        break;
+  // Shard by shard in list order, read run by run: the shards of a run are equal
+  // but for offsets, which placement does not read.
+  for (const ShardRun& run : brief.shard_runs()) {
+    const Storage needed = run.storage.value_or(Storage{});
+    const Perf perf = run.perf.value_or(Perf{});
+    for (std::int32_t k = 0; k < run.count; ++k) {
+      const auto j = static_cast<std::size_t>(run.begin + k);
+      heap.unpark(needed, false);
+      bool placed = false;
+      int parked_now = 0;
+      while (!heap.empty()) {
+        const int position = heap.top();
+        DeviceLoad& device = devices[static_cast<std::size_t>(position)];
+        if (needed.fits_in(device.free)) {
+          ranks[j] = device.rank;
+          device.place(needed, perf);
+          heap.update(position);
+          if (hosts_to_touch) hosts_to_touch->touch(static_cast<std::size_t>(position));
+          placed = true;
+          break;
+        }
+        heap.park_top();
+        // A shard that fails many devices in a row often fits none (a proposal that
+        // does not fit fails this way): when no device has that much free HBM or DDR,
+        // the scan would end in a misfit anyway, so end it now (one pass over the
+        // devices instead of a pop and a push per device).
+        if (++parked_now == kDevicesBeforeMisfitScan && !fits_some_device(needed, devices)) break;
       }
-      heap.park_top();
-      // A shard that fails many devices in a row often fits none (a proposal that
-      // does not fit fails this way): when no device has that much free HBM or DDR,
-      // the scan would end in a misfit anyway, so end it now (one pass over the
-      // devices instead of a pop and a push per device).
-      if (++parked_now == kDevicesBeforeMisfitScan && !fits_some_device(needed, devices)) break;
-    }
-    if (!placed) {
-      heap.unpark(needed, true);  // leave the heap whole
-      return device_misfit(id, j, devices);
+      if (!placed) {
+        heap.unpark(needed, true);  // leave the heap whole
+        return device_misfit(id, j, devices);
+      }
     }
   }
   return std::nullopt;
@@ -125,15 +129,23 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       // torchrec's _uniform_partition on a copy of the host's devices, shard i on
       // device i: each device takes one shard, so the shards fit the copy exactly
       // when each fits its device now. Checked first, then placed in place.
-      const ShardList& shards = brief.shard_list();
-      if (shards.size() != host_devices.size()) continue;  // a shard-count error: next host
+      if (static_cast<std::size_t>(brief.num_shards) != host_devices.size()) continue;  // a shard-count error: next host
       bool fits = true;
-      for (std::size_t i = 0; i < shards.size() && fits; ++i)
-        fits = storage_of(shards[i]).fits_in(host_devices[i].free);
+      for (const ShardRun& run : brief.shard_runs()) {
+        const Storage needed = run.storage.value_or(Storage{});
+        for (std::int32_t k = 0; k < run.count && fits; ++k)
+          fits = needed.fits_in(host_devices[static_cast<std::size_t>(run.begin + k)].free);
+        if (!fits) break;
+      }
       if (!fits) continue;
-      for (std::size_t i = 0; i < shards.size(); ++i) {
-        ranks[i] = host_devices[i].rank;
-        host_devices[i].place(shards[i]);
+      for (const ShardRun& run : brief.shard_runs()) {
+        const Storage needed = run.storage.value_or(Storage{});
+        const Perf perf = run.perf.value_or(Perf{});
+        for (std::int32_t k = 0; k < run.count; ++k) {
+          const auto i = static_cast<std::size_t>(run.begin + k);
+          ranks[i] = host_devices[i].rank;
+          host_devices[i].place(needed, perf);
+        }
       }
       placed_host = host;
       return std::nullopt;

@@ -28,6 +28,12 @@ constexpr std::int64_t kWorkFloor = 60'000'000;
 // so that the search ends far inside the default --time-budget on the largest
 // models (docs/optimizing-partitioner.md: determinism).
 constexpr double kWorkFullSize = 250'000;
+// Tables up to which the whole floor applies; past it (and up to kWorkFullSize) the
+// floor shrinks as 1 / tables. The floor is for small instances; at 1 000 tables x
+// 64 ranks it made the search cost 1.7x greedy's own planning time (issue 28: at
+// most 1.5x), and half of it gives the same max-rank perf on the scale cases of
+// that size (greedy's time grows with the tables squared, the floor did not fall).
+constexpr std::size_t kFloorFullTables = 500;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
 constexpr std::size_t kOptionChangeTables = 16;
 // Tables ruined at once (the bottleneck's and two random ranks'), at most.
@@ -358,7 +364,13 @@ bool far_from_bound(double max_load, double bound) { return bound > 0 && max_loa
 std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
   const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
   const double full = static_cast<double>(kWorkFloor) + static_cast<double>(kWorkPerTableRank) * kWorkFullSize;
-  if (size <= kWorkFullSize) return kWorkFloor + kWorkPerTableRank * static_cast<std::int64_t>(size);
+  if (size <= kWorkFullSize) {
+    const std::int64_t floor = num_tables <= kFloorFullTables
+                                   ? kWorkFloor
+                                   : kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) /
+                                         static_cast<std::int64_t>(num_tables);
+    return floor + kWorkPerTableRank * static_cast<std::int64_t>(size);
+  }
   // Past kWorkFullSize a unit of work costs more (longer scans, colder caches) while
   // the wall-clock cap stays: the budget falls as 1 / sqrt(size).
   return static_cast<std::int64_t>(full * std::sqrt(kWorkFullSize / size));

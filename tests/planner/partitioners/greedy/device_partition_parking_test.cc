@@ -78,7 +78,7 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
       }
       const ShardList list(shards);
       PartitionOptionBrief brief;
-      brief.shards = &list;
+      brief.point_at(list);
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       std::vector<int> fast_ranks(shards.size(), -1), plain_ranks(shards.size(), -1);
       const StepError got = device_partition(static_cast<OptionId>(option), brief, fast, heap, fast_ranks, nullptr);
@@ -169,7 +169,7 @@ TEST_CASE("first_shard_misfit fails exactly where device_partition fails at the 
     ShardList shard_list;
     for (const Shard& s : shards) shard_list.push_back(s);
     PartitionOptionBrief brief;
-    brief.shards = &shard_list;
+    brief.point_at(shard_list);
     brief.num_shards = static_cast<std::int32_t>(shards.size());
     const OptionId id = static_cast<OptionId>(trial);
     const StepError quick = first_shard_misfit(id, brief, devices);
@@ -229,7 +229,7 @@ TEST_CASE("cohost_partition of table_row_wise options places what torchrec's tri
       }
       const ShardList list(shards);
       PartitionOptionBrief brief;
-      brief.shards = &list;
+      brief.point_at(list);
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       brief.sharding_type = ShardingType::kTableRowWise;
       brief.partition_by = PartitionBy::kHost;
