@@ -164,3 +164,32 @@ TEST_CASE("far_from_bound: more than 1 % above a known bound", "[optimizing][sta
 }
 
 }  // namespace shardplan::optimizing::testing
+
+namespace shardplan::optimizing {
+namespace {
+
+// The work budget's shape, by the rules docs/optimizing-partitioner.md states: the
+// floor for small instances, a smaller one past 500 tables on many ranks (where
+// greedy's own time is the yardstick), none of it cut on few ranks, and a budget
+// that falls again past 250 000 tables x ranks.
+TEST_CASE("default_work_budget: floor, growth and the cuts", "[optimizing][budget]") {
+  const std::int64_t floor = 60'000'000;
+  CHECK(default_work_budget(100, 8) == floor + 40 * 800);
+  CHECK(default_work_budget(500, 64) == floor + 40 * 32'000);
+  // Few ranks: the whole floor even past 500 tables (4 000 x 8 = 32 000).
+  CHECK(default_work_budget(1000, 8) == floor + 40 * 8'000);
+  CHECK(default_work_budget(4000, 8) == floor + 40 * 32'000);
+  // Many ranks past 500 tables: at most 1.5e7, then 6e7 x 500 / tables.
+  CHECK(default_work_budget(1000, 64) == 15'000'000 + 40 * 64'000);
+  CHECK(default_work_budget(2000, 64) == 15'000'000 + 40 * 128'000);
+  CHECK(default_work_budget(3000, 64) == 10'000'000 + 40 * 192'000);
+  // Past 250 000 tables x ranks the budget only falls as the model grows.
+  const std::int64_t at_full = default_work_budget(500, 500);
+  CHECK(default_work_budget(1000, 512) < at_full);
+  CHECK(default_work_budget(5000, 1024) < default_work_budget(1000, 512));
+  for (int ranks : {8, 64, 512})
+    for (std::size_t tables = 100; tables < 20000; tables *= 2) CHECK(default_work_budget(tables, ranks) > 0);
+}
+
+}  // namespace
+}  // namespace shardplan::optimizing

@@ -29,11 +29,17 @@ constexpr std::int64_t kWorkFloor = 60'000'000;
 // models (docs/optimizing-partitioner.md: determinism).
 constexpr double kWorkFullSize = 250'000;
 // Tables up to which the whole floor applies; past it (and up to kWorkFullSize) the
-// floor shrinks as 1 / tables. The floor is for small instances; at 1 000 tables x
-// 64 ranks it made the search cost 1.7x greedy's own planning time (issue 28: at
-// most 1.5x), and half of it gives the same max-rank perf on the scale cases of
-// that size (greedy's time grows with the tables squared, the floor did not fall).
+// floor is at most kFloorPastTables and shrinks as 1 / tables. The floor is for small
+// instances; at 1 000 tables x 64 ranks it made the search cost 1.7x greedy's own
+// planning time (issue 28: at most 1.5x), and a quarter of it gives the same max-rank
+// perf there and on the scale cases of that size (measured: 1.5e7 and 6e7 plan the
+// synthetic 1 000 x 64 and 2 000 x 64 models alike; 9e6 at 2 000 x 64 did not).
 constexpr std::size_t kFloorFullTables = 500;
+constexpr std::int64_t kFloorPastTables = 15'000'000;
+// Tables x ranks up to which the whole floor applies whatever the tables: on few
+// ranks greedy's proposals mostly fail fast (scale-T1000-ws8: no plan at all), so
+// there is no greedy time to stay near, and the search is what finds the plan.
+constexpr double kFloorFullSize = 32'000;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
 constexpr std::size_t kOptionChangeTables = 16;
 // Tables ruined at once (the bottleneck's and two random ranks'), at most.
@@ -365,10 +371,11 @@ std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
   const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
   const double full = static_cast<double>(kWorkFloor) + static_cast<double>(kWorkPerTableRank) * kWorkFullSize;
   if (size <= kWorkFullSize) {
-    const std::int64_t floor = num_tables <= kFloorFullTables
-                                   ? kWorkFloor
-                                   : kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) /
-                                         static_cast<std::int64_t>(num_tables);
+    const std::int64_t floor =
+        num_tables <= kFloorFullTables || size <= kFloorFullSize
+            ? kWorkFloor
+            : std::min(kFloorPastTables,
+                       kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) / static_cast<std::int64_t>(num_tables));
     return floor + kWorkPerTableRank * static_cast<std::int64_t>(size);
   }
   // Past kWorkFullSize a unit of work costs more (longer scans, colder caches) while
