@@ -201,9 +201,9 @@ class PipelineReader {
     if (auto v = positive_whole(n))
       input_.options.chunks = *v;
     else {
-      checks_.report(n, "options.chunks",
-                     whole_past_limit(n) ? past_limit_message(n)
-                                         : "ValueError: number of chunks must be positive integer");
+      checks_.report(
+          n, "options.chunks",
+          whole_past_limit(n) ? past_limit_message(n) : "ValueError: number of chunks must be positive integer");
       chunks_ok_ = false;
     }
   }

@@ -82,13 +82,13 @@ nlohmann::ordered_json plan_table_json(const ShardingOption& option, const Topol
   auto name_json = [](const auto& value) {
     return value ? nlohmann::ordered_json(std::string(to_string(*value))) : nlohmann::ordered_json(nullptr);
   };
-  return json_object(
-      "sharding_type", std::string(to_string(option.sharding_type)), "compute_kernel",
-      std::string(to_string(option.compute_kernel)), "ranks", std::move(ranks), "cache_params",
-      cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm), "stochastic_rounding",
-      optional_json(option.stochastic_rounding), "bounds_check_mode", name_json(option.bounds_check_mode),
-      "output_dtype", name_json(option.output_dtype), "total_storage", storage_json(option.total_storage()),
-      "total_perf", option.total_perf(), "shards", std::move(shards));
+  return json_object("sharding_type", std::string(to_string(option.sharding_type)), "compute_kernel",
+                     std::string(to_string(option.compute_kernel)), "ranks", std::move(ranks), "cache_params",
+                     cache_params_json(option.cache_params), "enforce_hbm", optional_json(option.enforce_hbm),
+                     "stochastic_rounding", optional_json(option.stochastic_rounding), "bounds_check_mode",
+                     name_json(option.bounds_check_mode), "output_dtype", name_json(option.output_dtype),
+                     "total_storage", storage_json(option.total_storage()), "total_perf", option.total_perf(), "shards",
+                     std::move(shards));
 }
 
 // The fields after "plan", whose per-rank lists are as long as the world: the
@@ -131,8 +131,7 @@ PlanTail plan_tail(const PlanFileInput& in) {
 }
 
 nlohmann::ordered_json rank_load_json(const RankLoad& r) {
-  return json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf), "num_shards",
-                     r.num_shards);
+  return json_object("hbm", r.storage.hbm, "ddr", r.storage.ddr, "perf", perf_json(r.perf), "num_shards", r.num_shards);
 }
 
 nlohmann::ordered_json rank_memory_json(const RankMemory& m) {
@@ -262,8 +261,7 @@ std::string plan_to_text(const PlanFileInput& in) {
   append_key(out, 4, "basis");
   out += nlohmann::ordered_json(std::string(kMemoryBasisText)).dump();
   out += ",\n";
-  append_array(out, 4, "per_rank", tail.memory.size(),
-               [&](std::size_t i) { return rank_memory_json(tail.memory[i]); });
+  append_array(out, 4, "per_rank", tail.memory.size(), [&](std::size_t i) { return rank_memory_json(tail.memory[i]); });
   out += "\n  },\n";
   append_key(out, 2, "summary");
   append_nested(out, tail.summary, 2);

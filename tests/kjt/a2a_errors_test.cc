@@ -165,7 +165,8 @@ TEST_CASE("a2a: more than 2048 ranks are refused at the inputs list", "[kjt][a2a
   };
   const std::string json_err = errors_of(input_of(2049, false));
   // {"splits":[1 then 2048 times ",0", then ],"inputs": — the list opens after that.
-  const std::size_t column = std::string(R"({"splits":[1)").size() + 2 * 2048 + std::string(R"(],"inputs":)").size() + 1;
+  const std::size_t column =
+      std::string(R"({"splits":[1)").size() + 2 * 2048 + std::string(R"(],"inputs":)").size() + 1;
   CHECK(json_err == "error: e.json:1:" + std::to_string(column) +
                         ": inputs: too large: 2049 ranks; shardplan's limit is 2048 (every rank receives from every "
                         "rank)\n");

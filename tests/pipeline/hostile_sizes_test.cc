@@ -8,8 +8,8 @@
 
 #include "pipeline/input.h"
 #include "pipeline/memory.h"
-#include "pipeline/suggest.h"
 #include "pipeline/pipeline_test_util.h"
+#include "pipeline/suggest.h"
 
 namespace shardplan::testing {
 namespace {
@@ -75,9 +75,9 @@ TEST_CASE("pipeline: more than 250 000 micro-batch x stage steps are refused bef
   // 125 001 micro-batches on 2 stages: 250 002 steps. The check needs no simulation,
   // so a billion micro-batches (which would run for minutes) is refused as fast.
   auto input = [](int micro_batches) {
-    return R"({"layers":)" + hostile_layers_of(2, R"(,"fwd_ms_per_sample":1)") +
-           R"(,"batch_size":)" + std::to_string(micro_batches) +
-           R"(,"devices":{"count":2},"options":{"chunks":)" + std::to_string(micro_batches) + "}}";
+    return R"({"layers":)" + hostile_layers_of(2, R"(,"fwd_ms_per_sample":1)") + R"(,"batch_size":)" +
+           std::to_string(micro_batches) + R"(,"devices":{"count":2},"options":{"chunks":)" +
+           std::to_string(micro_batches) + "}}";
   };
   for (int micro_batches : {125001, 1000000000}) {
     INFO(micro_batches);
@@ -85,7 +85,7 @@ TEST_CASE("pipeline: more than 250 000 micro-batch x stage steps are refused bef
     CHECK(r.exit_code == 2);
     CHECK(r.out.empty());
     const std::string steps = std::to_string(std::int64_t{micro_batches} * 2);
-    CHECK(hostile_has_line(r, "many-chunks.json:1:") );
+    CHECK(hostile_has_line(r, "many-chunks.json:1:"));
     CHECK(hostile_has_line(r, ": options.chunks: too large: " + std::to_string(micro_batches) +
                                   " micro-batches on 2 stages make " + steps +
                                   " schedule steps; shardplan's limit is 250000 (micro-batches x stages)"));
@@ -101,16 +101,18 @@ TEST_CASE("pipeline: more than 250 000 micro-batch x stage steps are refused bef
 
 TEST_CASE("pipeline: counts past 10^9 are too large for shardplan, not invalid for torch", "[pipeline][hostile]") {
   const std::string layers = hostile_layers_of(2, R"(,"fwd_ms_per_sample":1)");
-  RunResult batch = run_pipeline("huge-batch.json", R"({"layers":)" + layers +
-                                                        R"(,"batch_size":9223372036854775807,"devices":{"count":2}})");
+  RunResult batch = run_pipeline(
+      "huge-batch.json", R"({"layers":)" + layers + R"(,"batch_size":9223372036854775807,"devices":{"count":2}})");
   CHECK(batch.exit_code == 2);
-  CHECK(hostile_has_line(batch, "batch_size: too large: expected at most 1000000000 (shardplan's limit), found "
-                                "9223372036854775807"));
+  CHECK(hostile_has_line(batch,
+                         "batch_size: too large: expected at most 1000000000 (shardplan's limit), found "
+                         "9223372036854775807"));
   RunResult chunks = run_pipeline("huge-chunks.json", R"({"layers":)" + layers +
                                                           R"(,"batch_size":8,"devices":{"count":2},)"
                                                           R"("options":{"chunks":1e12}})");
   CHECK(chunks.exit_code == 2);
-  CHECK(hostile_has_line(chunks, "options.chunks: too large: expected at most 1000000000 (shardplan's limit), found 1e12"));
+  CHECK(hostile_has_line(chunks,
+                         "options.chunks: too large: expected at most 1000000000 (shardplan's limit), found 1e12"));
   // What torch refuses keeps torch's words.
   RunResult half = run_pipeline("half-chunks.json", R"({"layers":)" + layers +
                                                         R"(,"batch_size":8,"devices":{"count":2},)"

@@ -2,9 +2,9 @@
 // Python package returns the tree (plan_to_json). Both must say the same thing, byte
 // for byte, whatever the plan holds: several modules, names that need escaping,
 // shards on many ranks, the tool's inputs, the bound, an empty plan.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <algorithm>
 #include <string>
 
 #include "config/canonical_input.h"
@@ -51,14 +51,13 @@ std::string two_module_case(int world_size) {
   small.push_back({{"name", "caf\u00e9_\u6f22"}, {"num_embeddings", 5000}, {"embedding_dim", 64}});
   big.push_back({{"name", "rows"}, {"num_embeddings", 40000000}, {"embedding_dim", 128}});
   big.push_back({{"name", "tab\tname"}, {"num_embeddings", 300000}, {"embedding_dim", 64}});
-  nlohmann::json c = {
-      {"model",
-       {{"name", "m\"two"},
-        {"modules",
-         {{{"path", "sparse.a"}, {"kind", "embedding_bag"}, {"tables", small}},
-          {{"path", "sparse.b"}, {"kind", "embedding_bag"}, {"tables", big}}}}}},
-      {"topology", {{"world_size", world_size}, {"compute_device", "cuda"}, {"hbm_cap", "16 GiB"}}},
-      {"planner", nlohmann::json::object()}};
+  nlohmann::json c = {{"model",
+                       {{"name", "m\"two"},
+                        {"modules",
+                         {{{"path", "sparse.a"}, {"kind", "embedding_bag"}, {"tables", small}},
+                          {{"path", "sparse.b"}, {"kind", "embedding_bag"}, {"tables", big}}}}}},
+                      {"topology", {{"world_size", world_size}, {"compute_device", "cuda"}, {"hbm_cap", "16 GiB"}}},
+                      {"planner", nlohmann::json::object()}};
   return c.dump();
 }
 

@@ -69,8 +69,7 @@ inline void prefetch_line(const void* p) {
 // options earlier, so neither waits.
 void prefetch_ahead(const ProposalBriefs& briefs, const std::vector<int>& order, std::size_t k) {
   constexpr std::size_t kBriefAhead = 8, kRunsAhead = 4;
-  if (k + kBriefAhead < order.size())
-    prefetch_line(&briefs.brief(static_cast<std::size_t>(order[k + kBriefAhead])));
+  if (k + kBriefAhead < order.size()) prefetch_line(&briefs.brief(static_cast<std::size_t>(order[k + kBriefAhead])));
   if (k + kRunsAhead < order.size()) {
     const PartitionOptionBrief& ahead = briefs.brief(static_cast<std::size_t>(order[k + kRunsAhead]));
     if (ahead.num_runs > 0) {

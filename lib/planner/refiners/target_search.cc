@@ -4,26 +4,13 @@
 #include <utility>
 #include <vector>
 
+#include "common/split_mix_rng.h"
+
 namespace shardplan::optimizing {
 
 namespace {
 
-// SplitMix64 (the same sequence with every standard library).
-class TargetSearchRng {
- public:
-  explicit TargetSearchRng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  std::uint64_t state_;
-};
+using TargetSearchRng = SplitMixRng;
 
 // Tables ruined at once, at most.
 constexpr std::size_t kTargetRuinTables = 40;

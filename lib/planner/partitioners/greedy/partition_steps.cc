@@ -129,7 +129,8 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       // torchrec's _uniform_partition on a copy of the host's devices, shard i on
       // device i: each device takes one shard, so the shards fit the copy exactly
       // when each fits its device now. Checked first, then placed in place.
-      if (static_cast<std::size_t>(brief.num_shards) != host_devices.size()) continue;  // a shard-count error: next host
+      if (static_cast<std::size_t>(brief.num_shards) != host_devices.size())
+        continue;  // a shard-count error: next host
       bool fits = true;
       for (const ShardRun& run : brief.shard_runs()) {
         const Storage needed = run.storage.value_or(Storage{});

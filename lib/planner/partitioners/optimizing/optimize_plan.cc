@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "common/split_mix_rng.h"
 #include "planner/bounds/lower_bound.h"
 #include "planner/partitioners/optimizing/scratch_start.h"
 #include "planner/partitioners/optimizing/search_state.h"
@@ -59,23 +60,7 @@ constexpr int kMaxFruitlessRestarts = 4;
 // The share of the work left (1 / this) that the trials of all starts use together.
 constexpr std::int64_t kTrialWorkShare = 4;
 
-// SplitMix64: a tiny PRNG whose sequence is fixed by the standard-free formula
-// (std::uniform_*_distribution differ between standard libraries).
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : state_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  int below(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  std::uint64_t state_;
-};
+using Rng = SplitMixRng;
 
 bool same_shape(const RefinementOption& a, const RefinementOption& b) {
   return a.option->sharding_type == b.option->sharding_type && a.option->compute_kernel == b.option->compute_kernel &&
@@ -374,8 +359,8 @@ std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
     const std::int64_t floor =
         num_tables <= kFloorFullTables || size <= kFloorFullSize
             ? kWorkFloor
-            : std::min(kFloorPastTables,
-                       kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) / static_cast<std::int64_t>(num_tables));
+            : std::min(kFloorPastTables, kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) /
+                                             static_cast<std::int64_t>(num_tables));
     return floor + kWorkPerTableRank * static_cast<std::int64_t>(size);
   }
   // Past kWorkFullSize a unit of work costs more (longer scans, colder caches) while
