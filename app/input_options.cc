@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "config/loader.h"
+#include "output.h"
 #include "stdin_input.h"
 
 namespace shardplan::app {
@@ -39,8 +40,7 @@ PlanningInput load_input_options(const InputOptions& options) {
   for (std::string* path : {&named.model, &named.topology, &named.planner, &named.config})
     if (*path == "-") from_stdin.push_back(path);
   if (from_stdin.empty()) return load_named(named);
-  if (from_stdin.size() > 1)
-    throw InputError(SourcePos{}, "", "only one input can be read from stdin ('-'); name the others as files");
+  if (from_stdin.size() > 1) check_one_stdin_input({named.model, named.topology, named.planner, named.config});
   // The loaders read "-" from stdin themselves, into memory (document/input_text.h).
   return load_named(named);
 }

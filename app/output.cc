@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -23,6 +24,11 @@ void write_output(const std::string& path, const std::string& text) {
     return;
   }
   write_file_atomically(path, text);
+}
+
+void check_one_stdin_input(const std::vector<std::string>& inputs) {
+  if (std::count(inputs.begin(), inputs.end(), std::string("-")) > 1)
+    throw InputError(SourcePos{}, "", "only one input can be read from stdin ('-'); name the others as files");
 }
 
 void remove_stale_output(const std::string& path, const std::vector<std::string>& inputs) {

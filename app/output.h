@@ -16,10 +16,15 @@ void write_output(const std::string& path, const std::string& text);
 // ("" or "-") and a path that is one of `inputs` are left alone.
 void remove_stale_output(const std::string& path, const std::vector<std::string>& inputs);
 
+// Standard input holds one input: "-" for two of `inputs` is a usage error, found
+// before either is read (throws InputError).
+void check_one_stdin_input(const std::vector<std::string>& inputs);
+
 // Runs `run`; when it throws, removes a stale output at `path` (as above) first.
 template <typename Run>
 int run_removing_stale_output(const std::string& path, const std::vector<std::string>& inputs, Run run) {
   try {
+    check_one_stdin_input(inputs);
     return run();
   } catch (...) {
     remove_stale_output(path, inputs);

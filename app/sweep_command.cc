@@ -176,6 +176,9 @@ CommandRun setup_sweep(CLI::App& sub) {
     // this run's: a later --resume continues them.
     bool reached_output = false;
     try {
+      std::vector<std::string> inputs = input_paths(options->inputs);
+      inputs.push_back(options->request.sweep_file);
+      check_one_stdin_input(inputs);
       return run_sweep(*options, reached_output);
     } catch (...) {
       if (!options->request.resume && !reached_output) remove_unlocked_sweep_output(*options);

@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "config/loader.h"
 #include "config/plan_file.h"
+#include "output.h"
 #include "stdin_input.h"
 #include "validate/plan_model_check.h"
 
@@ -60,6 +61,9 @@ int check_plan_against_model(const ValidateOptions& options) {
 }
 
 int run(const ValidateOptions& options) {
+  std::vector<std::string> inputs = options.files;
+  if (!options.plan.empty()) inputs.push_back(options.plan);
+  check_one_stdin_input(inputs);
   if (!options.plan.empty()) return check_plan_against_model(options);
   std::optional<InputKind> forced = parse_kind(options.kind);
   std::vector<Diagnostic> problems;

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 
@@ -152,7 +153,16 @@ std::string read_all_bounded(int fd, const std::string& name, std::size_t expect
 std::string input_name(const std::string& path) { return path == "-" ? kStdinInputName : path; }
 
 std::string read_input_text(const std::string& path) {
-  if (path == "-") return read_all_bounded(STDIN_FILENO, kStdinInputName);
+  if (path == "-") {
+    // Standard input holds one input: a second "-" in the same run would read
+    // nothing (or the rest of the first), and be reported as an empty or broken file.
+    static std::atomic<bool> stdin_taken{false};
+    if (stdin_taken.exchange(true))
+      throw InputError(SourcePos{kStdinInputName, 0, 0}, "",
+                       "standard input was already read for another input of this command; give '-' for one input "
+                       "only");
+    return read_all_bounded(STDIN_FILENO, kStdinInputName);
+  }
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(SourcePos{path, 0, 0}, "", "cannot open the file (missing or not readable)");
   struct stat info {};

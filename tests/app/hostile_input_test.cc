@@ -219,6 +219,28 @@ TEST_CASE("hostile: show and diff refuse a table listed twice", "[hostile]") {
   CHECK(contains(first_error(run), "duplicate key '" + table + "'"));
 }
 
+// Two inputs of one command cannot both be stdin: the second would read nothing (or
+// the rest of the first) and be blamed as an empty or broken file. Refused before
+// either is read, with one message for every command.
+TEST_CASE("hostile: '-' for two inputs of one command is refused first", "[hostile]") {
+  const std::string plan = scratch_prefix() + "stdin2-plan.json";
+  write_scratch("stdin2-plan.json", quickstart_plan().dump(2));
+  const std::string output = scratch_prefix() + "stdin2-out.json";
+  for (const std::string args :
+       {"diff - -", "a2a --plan - --config -", "a2a --plan - --model -", "validate - -", "validate --plan - -",
+        "sweep --config - --sweep -", "plan --model - --topology -", "enumerate --model - --topology -"}) {
+    INFO(args);
+    write_scratch("stdin2-out.json", "stale");
+    auto r = shardplan::testing::run_shardplan_with_stdin(args + " -o '" + output + "'", plan);
+    if (args.rfind("validate", 0) == 0) r = shardplan::testing::run_shardplan_with_stdin(args, plan);
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.rfind("error: only one input can be read from stdin ('-'); name the others as files\n", 0) == 0);
+    if (args.rfind("validate", 0) != 0) CHECK_FALSE(std::filesystem::exists(output));
+  }
+  // One '-' among files is fine.
+  CHECK(shardplan::testing::run_shardplan_with_stdin("diff " + plan + " -", plan).exit_code == 0);
+}
+
 TEST_CASE("hostile: '-' is stdin for a2a, pipeline, propagate, show and diff", "[hostile]") {
   const std::string plan = scratch_prefix() + "stdin-plan.json";
   write_scratch("stdin-plan.json", quickstart_plan().dump(2));
