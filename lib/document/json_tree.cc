@@ -274,6 +274,10 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
 };
 
 std::optional<JsonSyntaxError> run_builder(std::string_view text, TreeBuilder& sax) {
+  // nlohmann's lexer takes a NUL byte for the end of the input, so that a file
+  // with a NUL and anything after it would read as its part before the NUL.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    return JsonSyntaxError{nul, "invalid JSON: a NUL byte (JSON text holds none: is this a binary file?)", ""};
   TrackedChar first{text.data(), &sax.last_read};
   TrackedChar last{text.data() + text.size(), &sax.last_read};
   if (!nlohmann::json::sax_parse(first, last, &sax) && !sax.error) sax.error = JsonSyntaxError{0, "invalid JSON", ""};

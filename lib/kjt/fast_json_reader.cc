@@ -295,6 +295,8 @@ class A2aInputSax {
 
 std::optional<RawInput> read_raw_json_fast(std::string_view text) {
   A2aInputSax sax;
+  // A NUL ends nlohmann's input early: the positioned reader reports it (json_tree.h).
+  if (text.find('\0') != std::string_view::npos) return std::nullopt;
   if (!nlohmann::json::sax_parse(text, &sax)) return std::nullopt;
   return std::move(sax.raw);
 }

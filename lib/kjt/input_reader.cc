@@ -208,7 +208,11 @@ std::optional<RawInput> read_raw(NodeReader& r, const YAML::Node& root) {
 // The node and key path a Problem is about. (Built fresh in each branch: assigning
 // one YAML::Node to another would rewrite the node it referred to.)
 std::pair<YAML::Node, std::string> location(const YAML::Node& root, const Problem& p) {
-  const YAML::Node input = root["inputs"][p.index];
+  // The input the problem is in, when the file has it; else the root (a problem of
+  // a missing or short `inputs` list): indexing a missing node would throw.
+  const YAML::Node inputs = root["inputs"];
+  const bool has_input = inputs.IsDefined() && inputs.IsSequence() && p.index < inputs.size();
+  const YAML::Node input = has_input ? inputs[p.index] : root;
   const std::string input_path = join_index("inputs", p.index);
   auto in_input = [&](const char* key) -> std::pair<YAML::Node, std::string> {
     if (input[key].IsDefined()) return {input[key], join_key(input_path, key)};

@@ -474,6 +474,8 @@ class RawProgramReader {
 
 std::optional<Program> read_valid_json_program(std::string_view text, const OptionOverrides& overrides) {
   RawProgramSax sax;
+  // A NUL ends nlohmann's input early: the positioned reader reports it (json_tree.h).
+  if (text.find('\0') != std::string_view::npos) return std::nullopt;
   if (!nlohmann::json::sax_parse(text, &sax)) return std::nullopt;
   try {
     return RawProgramReader().read(sax.raw, overrides);

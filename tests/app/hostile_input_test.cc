@@ -222,6 +222,35 @@ TEST_CASE("hostile: show and diff refuse a table listed twice", "[hostile]") {
 // Two inputs of one command cannot both be stdin: the second would read nothing (or
 // the rest of the first) and be blamed as an empty or broken file. Refused before
 // either is read, with one message for every command.
+// nlohmann's lexer ends its input at a NUL byte: a JSON file with a NUL and junk after
+// it read as its part before the NUL, in every reader, fast paths included. The NUL
+// is now an error at its position.
+TEST_CASE("hostile: a NUL byte in a JSON input is a positioned error in every reader", "[hostile]") {
+  write_scratch("nul-plan.json", quickstart_plan().dump(2));
+  struct Case {
+    std::string source, name, args;
+  };
+  const std::vector<Case> cases{
+      {kSourceDir + "/configs/quickstart.json", "nul-config.json", "plan --stats none -o /dev/null --config "},
+      {kKjt, "nul-kjt.json", "a2a --input "},
+      {kProgram, "nul-program.json", "propagate --input "},
+      {scratch_prefix() + "nul-plan.json", "nul-plan2.json", "show "},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args);
+    std::string text = slurp(c.source);
+    if (text.back() != '\n') text += '\n';
+    const std::size_t lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    text += std::string("\0\"junk\": [", 10);
+    const std::string path = write_scratch(c.name, text);
+    auto r = shardplan::testing::run_shardplan(c.args + "'" + path + "'");
+    CHECK(r.exit_code == 2);
+    // The NUL starts the line after the file's last newline.
+    CHECK(r.err == "error: " + path + ":" + std::to_string(lines + 1) +
+                       ":1: invalid JSON: a NUL byte (JSON text holds none: is this a binary file?)\n");
+  }
+}
+
 TEST_CASE("hostile: '-' for two inputs of one command is refused first", "[hostile]") {
   const std::string plan = scratch_prefix() + "stdin2-plan.json";
   write_scratch("stdin2-plan.json", quickstart_plan().dump(2));

@@ -178,3 +178,15 @@ TEST_CASE("a2a: more than 2048 ranks are refused at the inputs list", "[kjt][a2a
   auto ok = run_a2a("e2048.json", input_of(2048, false), "-o /dev/null");
   CHECK(ok.exit_code == 0);
 }
+
+// Found by a2a_input_fuzz: a file without `inputs` had its problem located in
+// inputs[0], which does not exist, and the run ended in an internal error (exit 3).
+// Check 1 of the spec covers a missing list: W = 0.
+TEST_CASE("a2a: a file without inputs is check 1's error at the root, in JSON and YAML", "[kjt][a2a]") {
+  CHECK(errors_of(R"({"splits": [1]})") == "error: e.json:1:1: inputs: inputs must list ranks 0..-1 exactly once\n");
+  CHECK(errors_of(R"({"feature_layout": [["a"], ["b"]], "stagger": 1})") ==
+        "error: e.json:1:1: inputs: inputs must list ranks 0..-1 exactly once\n");
+  auto yaml = run_a2a("e.yaml", "splits: [1]\n", "-o /dev/null");
+  CHECK(yaml.exit_code == 2);
+  CHECK(yaml.err == "error: " + scratch_prefix() + "e.yaml:1:1: inputs: inputs must list ranks 0..-1 exactly once\n");
+}
