@@ -131,8 +131,8 @@ class DeviceHeap {
   static constexpr std::size_t kChunk = 8;
   // A device's key, or kNone (position -1) for a slot without a device in the queue.
   struct Key {
-    double perf;         // the device's perf total
-    std::uint64_t tie;   // rank % local_world_size, then rank
+    double perf;        // the device's perf total
+    std::uint64_t tie;  // rank % local_world_size, then rank
     int position;
   };
   static constexpr Key kNone{std::numeric_limits<double>::infinity(), ~std::uint64_t{0}, -1};

@@ -116,7 +116,7 @@ int ProposalBriefs::options_on_path(std::size_t i) {
     }
   }
   return all_paths_known() ? per_path_[static_cast<std::size_t>(brief_[i]->path_id)]
-                          : options_per_path_name_[(*space_)[(*proposal_)[i]].path];
+                           : options_per_path_name_[(*space_)[(*proposal_)[i]].path];
 }
 
 const std::vector<int>& ProposalBriefs::placement_order() {

@@ -17,7 +17,7 @@ constexpr int kWorld = 16;
 constexpr int kPerHost = 4;
 
 ShardingOption reuse_test_option(int table, ShardingType type, PartitionBy rule, int shards, std::int64_t hbm,
-                                  double perf) {
+                                 double perf) {
   ShardingOption o;
   o.name = "t" + std::to_string(table);
   o.path = "ebc";
@@ -94,7 +94,9 @@ TEST_CASE("a reused workspace places a proposer's walk as fresh workspaces do", 
         // A proposer derives an option (the space grows, its columns may move).
         const auto t = static_cast<std::size_t>(rng() % s.per_table.size());
         ShardingOption copy = s.space[s.per_table[t].front()];
-        copy.shards.with_run_values([&](ShardRun& run) { run.perf = Perf{1000.0 + static_cast<double>(step), 0, 0, 0, 0}; });
+        copy.shards.with_run_values([&](ShardRun& run) {
+          run.perf = Perf{1000.0 + static_cast<double>(step), 0, 0, 0, 0};
+        });
         const OptionId id = s.space.add(std::move(copy));
         CHECK(id + 1 == s.space.size());
         proposal[t] = id;
