@@ -153,10 +153,8 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   ws.hosts.reset(hosts);
   auto host_changed = [&](int host) {
     const std::size_t begin = static_cast<std::size_t>(host) * static_cast<std::size_t>(hosts.size);
-    for (std::size_t p = begin; p < begin + static_cast<std::size_t>(hosts.size) && p < devices.size(); ++p) {
-      ws.hosts.touch(p);
-      if (heap_built) ws.heap.defer_update(static_cast<int>(p));
-    }
+    ws.hosts.touch_host(host);
+    if (heap_built) ws.heap.defer_update(begin, std::min(begin + static_cast<std::size_t>(hosts.size), devices.size()));
   };
   for (std::size_t k = 0; k < order.size(); ++k) {
     prefetch_ahead(briefs, order, k);

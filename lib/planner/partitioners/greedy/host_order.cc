@@ -41,7 +41,11 @@ const std::vector<int>& HostOrder::sorted(std::span<const DeviceLoad> devices) {
     // moved to its new place (the order stays sorted by sums_ after each move; the
     // keys are unique, so the result is the fresh sort's).
     for (int h : dirty_hosts_) {
-      const auto at = std::lower_bound(order_.begin(), order_.end(), h, by_load);
+      // Most often the changed host is the least loaded one, which just took an
+      // option: no search for it then (the order is strict, so it is h's place).
+      const auto at = !order_.empty() && order_.front() == h
+                          ? order_.begin()
+                          : std::lower_bound(order_.begin(), order_.end(), h, by_load);
       if (at != order_.end() && *at == h) resum(devices, h);
       if (at == order_.end() || *at != h || nan_sums_ > 0) {
         // A NaN sum orders nothing: every changed host is taken out, re-summed and

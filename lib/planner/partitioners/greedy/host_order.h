@@ -45,6 +45,13 @@ class HostOrder {
       dirty_hosts_.push_back(host);
     }
   }
+  // Every device of `host` (0 <= host < count) got a new load.
+  void touch_host(int host) {
+    if (!dirty_[static_cast<std::size_t>(host)]) {
+      dirty_[static_cast<std::size_t>(host)] = 1;
+      dirty_hosts_.push_back(host);
+    }
+  }
   void touch_all() { all_dirty_ = true; }
   // Host indices, least loaded first. Valid until the next touch.
   const std::vector<int>& sorted(std::span<const DeviceLoad> devices);

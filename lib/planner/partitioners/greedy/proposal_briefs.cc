@@ -24,34 +24,80 @@ std::uint64_t sort_key(const PartitionOptionBrief& b, GreedySortBy sort_by, std:
 
 void ProposalBriefs::read(const SearchSpace& space, const Proposal& proposal, GreedySortBy sort_by,
                           bool balance_modules) {
+  // What was read stays valid while the space has not grown (adding options may
+  // move the briefs) and the sort is the same.
+  const bool patch = space_ == &space && space_size_ == space.size() && sort_by_ == sort_by &&
+                     balance_modules_ == balance_modules && read_.size() == proposal.size() && !read_.empty();
   space_ = &space;
+  space_size_ = space.size();
   proposal_ = &proposal;
   sort_by_ = sort_by;
   balance_modules_ = balance_modules;
   counted_ = false;
-  brief_.resize(proposal.size());
-  summary_.resize(proposal.size());
-  uniform_.uniform.clear();
-  order_.clear();
-  all_paths_known_ = true;
-  // The sort keys and the "every option ranked" test ride along in this pass;
-  // they are only used if the proposal gets as far as placement_order().
-  ranked_ = !balance_modules;
-  new_key_of_.resize(proposal.size());
-  const bool same_size = key_of_.size() == proposal.size();
-  changed_ = same_size ? 0 : proposal.size();
+  if (!patch) {
+    read_all(proposal);
+    return;
+  }
+  // Consecutive proposals of a proposer mostly differ in one or two options: only
+  // those are read again (each read is a cache miss among tens of thousands of
+  // options), and the uniform and non-uniform lists are rebuilt only when an option
+  // changed sides.
+  bool sides_changed = false;
   for (std::size_t i = 0; i < proposal.size(); ++i) {
-    brief_[i] = &space.brief(proposal[i]);
-    summary_[i] = &space.summary(proposal[i]);
-    all_paths_known_ = all_paths_known_ && brief_[i]->path_id >= 0;
-    if (brief_[i]->partition_by == PartitionBy::kUniform) {
+    if (proposal[i] == read_[i]) continue;
+    const bool was_uniform = is_uniform_[i] != 0;
+    forget(i);
+    remember(i, proposal[i]);
+    sides_changed = sides_changed || was_uniform != (is_uniform_[i] != 0);
+  }
+  if (sides_changed) list_sides();
+}
+
+void ProposalBriefs::read_all(const Proposal& proposal) {
+  const std::size_t n = proposal.size();
+  read_.assign(n, OptionId{});
+  brief_.assign(n, nullptr);
+  summary_.assign(n, nullptr);
+  is_uniform_.assign(n, 0);
+  new_key_of_.assign(n, 0);
+  unknown_paths_ = 0;
+  unranked_ = 0;
+  for (std::size_t i = 0; i < n; ++i) remember(i, proposal[i]);
+  list_sides();
+}
+
+// Option `id` at proposal index i: its brief, summary, side and sort key, and the
+// counts behind all_paths_known() and ranked().
+void ProposalBriefs::remember(std::size_t i, OptionId id) {
+  read_[i] = id;
+  const PartitionOptionBrief& b = space_->brief(id);
+  brief_[i] = &b;
+  summary_[i] = &space_->summary(id);
+  is_uniform_[i] = b.partition_by == PartitionBy::kUniform ? 1 : 0;
+  unknown_paths_ += b.path_id < 0 ? 1 : 0;
+  unranked_ += !is_uniform_[i] && rank_of(b) < 0 ? 1 : 0;
+  new_key_of_[i] = sort_key(b, sort_by_, i);
+}
+
+// Undoes remember(i, ...) in the counts.
+void ProposalBriefs::forget(std::size_t i) {
+  const PartitionOptionBrief& b = *brief_[i];
+  unknown_paths_ -= b.path_id < 0 ? 1 : 0;
+  unranked_ -= !is_uniform_[i] && rank_of(b) < 0 ? 1 : 0;
+}
+
+int ProposalBriefs::rank_of(const PartitionOptionBrief& b) const {
+  return sort_by_ == GreedySortBy::kStorage ? b.storage_rank : b.perf_rank;
+}
+
+void ProposalBriefs::list_sides() {
+  uniform_.uniform.clear();
+  nonuniform_.clear();
+  for (std::size_t i = 0; i < is_uniform_.size(); ++i) {
+    if (is_uniform_[i])
       uniform_.uniform.push_back(i);
-    } else {
-      order_.push_back(static_cast<int>(i));
-      ranked_ = ranked_ && (sort_by == GreedySortBy::kStorage ? brief_[i]->storage_rank : brief_[i]->perf_rank) >= 0;
-    }
-    new_key_of_[i] = sort_key(*brief_[i], sort_by, i);
-    if (same_size) changed_ += key_of_[i] != new_key_of_[i] ? 1 : 0;
+    else
+      nonuniform_.push_back(static_cast<int>(i));
   }
 }
 
@@ -61,7 +107,7 @@ int ProposalBriefs::options_on_path(std::size_t i) {
   // one option and param_count counts options per module path.
   if (!counted_) {
     counted_ = true;
-    if (all_paths_known_) {
+    if (all_paths_known()) {
       per_path_.assign(static_cast<std::size_t>(space_->path_count()), 0);
       for (const PartitionOptionBrief* b : brief_) ++per_path_[static_cast<std::size_t>(b->path_id)];
     } else {
@@ -69,20 +115,21 @@ int ProposalBriefs::options_on_path(std::size_t i) {
       for (OptionId id : *proposal_) ++options_per_path_name_[(*space_)[id].path];
     }
   }
-  return all_paths_known_ ? per_path_[static_cast<std::size_t>(brief_[i]->path_id)]
-                          : options_per_path_name_[(*space_)[(*proposal_)[i]].path];
+  return all_paths_known() ? per_path_[static_cast<std::size_t>(brief_[i]->path_id)]
+                           : options_per_path_name_[(*space_)[(*proposal_)[i]].path];
 }
 
 const std::vector<int>& ProposalBriefs::placement_order() {
   // torchrec sorts with key [-param_count?, storage_sum | perf_sum], reverse=True:
   // descending, and Python's sort stays stable under reverse, so ties keep
   // proposal order (hence stable_sort on "key greater").
-  if (ranked_) {
+  if (!balance_modules_ && unranked_ == 0) {
     sort_by_unique_keys();
     return order_;
   }
   std::vector<int> counts(proposal_->size());
   for (std::size_t i = 0; i < proposal_->size(); ++i) counts[i] = options_on_path(i);
+  order_ = nonuniform_;
   std::stable_sort(order_.begin(), order_.end(), [&](int a, int b) {
     const auto x = static_cast<std::size_t>(a), y = static_cast<std::size_t>(b);
     if (balance_modules_ && counts[x] != counts[y]) return counts[x] < counts[y];
@@ -96,9 +143,14 @@ const std::vector<int>& ProposalBriefs::placement_order() {
 // stable sort gives, by patching the last ranked proposal's sorted keys (one erase
 // and one insert per changed option) when few changed, else by sorting.
 void ProposalBriefs::sort_by_unique_keys() {
-  if (key_of_.size() == new_key_of_.size() && changed_ <= kMaxPatchedOptions) {
-    for (std::size_t i = 0; i < new_key_of_.size(); ++i) {
+  const bool same_size = key_of_.size() == new_key_of_.size();
+  std::size_t changed = 0;
+  if (same_size)
+    for (std::size_t i = 0; i < new_key_of_.size(); ++i) changed += key_of_[i] != new_key_of_[i] ? 1 : 0;
+  if (same_size && changed <= kMaxPatchedOptions) {
+    for (std::size_t i = 0; i < new_key_of_.size() && changed > 0; ++i) {
       if (key_of_[i] == new_key_of_[i]) continue;
+      --changed;
       if (key_of_[i] != kUniformKey) keys_.erase(std::lower_bound(keys_.begin(), keys_.end(), key_of_[i]));
       if (new_key_of_[i] != kUniformKey)
         keys_.insert(std::lower_bound(keys_.begin(), keys_.end(), new_key_of_[i]), new_key_of_[i]);
@@ -109,7 +161,7 @@ void ProposalBriefs::sort_by_unique_keys() {
       if (k != kUniformKey) keys_.push_back(k);
     std::sort(keys_.begin(), keys_.end());
   }
-  key_of_.swap(new_key_of_);
+  key_of_ = new_key_of_;  // a copy: new_key_of_ stays this proposal's keys for the next read's patch
   order_.resize(keys_.size());
   for (std::size_t n = 0; n < keys_.size(); ++n) order_[n] = static_cast<int>(keys_[n] & 0xffffffffu);
 }

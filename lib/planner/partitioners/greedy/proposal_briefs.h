@@ -18,8 +18,9 @@
 namespace shardplan {
 
 // Kept by one thread from one proposal to the next: consecutive proposals of a
-// proposer mostly differ in one table, so the previous proposal's sorted keys are
-// patched rather than sorted afresh (same order either way: the keys are unique).
+// proposer mostly differ in one table, so only the options that changed are read
+// again, and the previous proposal's sorted keys are patched rather than sorted
+// afresh (same order either way: the keys are unique).
 class ProposalBriefs {
  public:
   // Reads `proposal` (ids into `space`, which must outlive the next read()).
@@ -43,21 +44,30 @@ class ProposalBriefs {
   const std::vector<int>& placement_order();
 
  private:
+  void read_all(const Proposal& proposal);
+  void remember(std::size_t i, OptionId id);
+  void forget(std::size_t i);
+  int rank_of(const PartitionOptionBrief& b) const;
+  void list_sides();
+  bool all_paths_known() const { return unknown_paths_ == 0; }  // every option's path is an enumerated one's
   void sort_by_unique_keys();
 
   const SearchSpace* space_ = nullptr;
+  std::size_t space_size_ = 0;
   const Proposal* proposal_ = nullptr;
   GreedySortBy sort_by_ = GreedySortBy::kStorage;
   bool balance_modules_ = false;
+  Proposal read_;  // the ids brief_, summary_, is_uniform_ and new_key_of_ describe
   std::vector<const PartitionOptionBrief*> brief_;
   std::vector<const PartitionOptionSummary*> summary_;
+  std::vector<char> is_uniform_;
+  std::vector<int> nonuniform_;  // proposal indices of the non-uniform options, in order
   UniformScratch uniform_;
-  bool all_paths_known_ = true;  // every option's path is one of the enumerated options'
-  bool ranked_ = false;          // every non-uniform option has a rank in the search space
-  std::size_t changed_ = 0;      // sort keys that differ from the last ranked proposal's
+  std::size_t unknown_paths_ = 0;  // options whose path is not an enumerated option's
+  std::size_t unranked_ = 0;       // non-uniform options without a rank in the search space
   bool counted_ = false;
   std::vector<int> per_path_;
-  std::map<std::string, int> options_per_path_name_;  // when not all_paths_known_
+  std::map<std::string, int> options_per_path_name_;  // when not all_paths_known()
   std::vector<int> order_;
   std::vector<std::uint64_t> keys_;        // sorted sort keys of the last ranked proposal
   std::vector<std::uint64_t> key_of_;      // its key per proposal index (kUniformKey: none)

@@ -106,7 +106,7 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
         if (rng() % 2)
           heap.update(static_cast<int>(d));
         else
-          heap.defer_update(static_cast<int>(d));
+          heap.defer_update(d, d + 1);
       }
     }
   }

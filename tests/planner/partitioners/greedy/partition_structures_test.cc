@@ -30,8 +30,9 @@ bool key_less(const DeviceLoad& a, const DeviceLoad& b, int lws) {
 TEST_CASE("the device heap always tops the least device, through pops, pushes and updates",
           "[partitioner][structures]") {
   std::mt19937_64 rng(7);
-  for (int trial = 0; trial < 50; ++trial) {
-    const int world = 1 + static_cast<int>(rng() % 40);
+  for (int trial = 0; trial < 80; ++trial) {
+    // Up to 300 devices: several chunks of the queue's tournament, the last one partial.
+    const int world = 1 + static_cast<int>(rng() % (trial < 50 ? 40 : 300));
     const int lws = 1 + static_cast<int>(rng() % 8);
     std::vector<DeviceLoad> devices(static_cast<std::size_t>(world));
     // Few distinct perf values, so ties on perf (decided by rank) are common.
@@ -49,7 +50,7 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
       REQUIRE(heap.empty() == !least.has_value());
       if (!least) break;
       REQUIRE(heap.top() == *least);
-      switch (rng() % 3) {
+      switch (rng() % 4) {
         case 0: {  // the top takes load
           devices[static_cast<std::size_t>(*least)].perf_total += static_cast<double>(rng() % 3);
           heap.update(*least);
@@ -64,6 +65,14 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
               in[static_cast<std::size_t>(d)] = 1;
               break;
             }
+          break;
+        }
+        case 2: {  // a run of devices changes, re-seated later (a host-level step)
+          const auto begin = static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(world));
+          const std::size_t end = std::min(devices.size(), begin + 1 + static_cast<std::size_t>(rng() % 9));
+          for (std::size_t d = begin; d < end; ++d) devices[d].perf_total = static_cast<double>(rng() % 6);
+          heap.defer_update(begin, end);
+          heap.apply_deferred();
           break;
         }
         default: {  // any device in the heap changes (a host-level step)
