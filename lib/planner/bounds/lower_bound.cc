@@ -4,8 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
+#include <unordered_map>
 
+#include "planner/bounds/device_segments.h"
 #include "planner/bounds/option_facts.h"
 #include "planner/bounds/work_bounds.h"
 
@@ -61,7 +62,7 @@ BoundInput bound_input(const std::vector<ShardingOption>& search_space, const st
                        const Topology& reserved) {
   BoundInput in;
   in.reserved = &reserved;
-  std::map<std::string, std::size_t> table_of;
+  std::unordered_map<std::string, std::size_t> table_of;  // lookup only: tables keep first-seen order
   auto add = [&](const ShardingOption& option) {
     auto [it, fresh] = table_of.try_emplace(option.fqn(), in.tables.size());
     if (fresh) in.tables.emplace_back();
@@ -149,11 +150,26 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // storage. An option that is not forced has its largest shard s on some device i
   // with room for s beside the others' floor storage: max load >= the least such
   // floor[i] - own[i], plus perf(s). That value is o's level.
+  // Tables that are not all-forced have no share of the floors (own = 0): their
+  // levels are read over segments of alike devices (device_segments.h).
+  const std::vector<DeviceSegment> segments = device_segments(devices, floor, floor_storage);
   for (TableFacts& t : tables) {
-    table_floor.perf.assign(n, 0.0);
-    table_floor.storage.assign(n, Storage{});
-    if (t.all_forced) least_forced(t, devices, table_floor, scratch);
+    bool floor_made = false;  // table_floor holds t's share
     for (const BoundOptionFacts& o : t.options) {
+      if (!t.all_forced && !o.forced) {
+        t.levels.push_back(spread_option_level(o, segments));
+        continue;
+      }
+      if (!t.all_forced && o.option->partition_by == PartitionBy::kUniform && o.option->num_shards() == ranks) {
+        t.levels.push_back(uniform_option_level(o, segments));
+        continue;
+      }
+      if (!floor_made) {
+        table_floor.perf.assign(n, 0.0);
+        table_floor.storage.assign(n, Storage{});
+        if (t.all_forced) least_forced(t, devices, table_floor, scratch);
+        floor_made = true;
+      }
       double level = kInfinity;
       if (o.forced) {
         forced_loads(o, devices, scratch.perf, scratch.storage);

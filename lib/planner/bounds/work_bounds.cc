@@ -46,13 +46,13 @@ WorkBounds::WorkBounds(std::vector<std::vector<WorkItem>> tables, const Storage&
   for (std::size_t t = 0; t < tables_.size(); ++t) {
     double least = kInfinity;
     for (std::size_t o = 0; o < tables_[t].size(); ++o) {
-      by_level_.push_back(Ref{tables_[t][o].level, t, o});
+      by_level_.push_back(ByLevel{tables_[t][o].level, tables_[t][o], t});
       least = std::min(least, tables_[t][o].perf);
       largest_shard_ = std::max(largest_shard_, tables_[t][o].largest_shard);
     }
     least_work_ += least;
   }
-  std::stable_sort(by_level_.begin(), by_level_.end(), [](const Ref& a, const Ref& b) { return a.level < b.level; });
+  std::stable_sort(by_level_.begin(), by_level_.end(), [](const ByLevel& a, const ByLevel& b) { return a.level < b.level; });
 }
 
 // Proof (memory_work). Any plan's options o_t fit in the summed free storage C, so
@@ -121,8 +121,8 @@ double WorkBounds::work_limited(const Multipliers& m) const {
   while (k < by_level_.size()) {
     const double level = by_level_[k].level;
     for (; k < by_level_.size() && by_level_[k].level == level; ++k) {
-      const Ref& r = by_level_[k];
-      const double c = cost(tables_[r.table][r.option], m);
+      const ByLevel& r = by_level_[k];
+      const double c = cost(r.item, m);
       if (least[r.table] == kInfinity) {
         --missing;
         least[r.table] = c;
