@@ -374,7 +374,16 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
 // large tree freed while a std::bad_alloc unwinds ends in std::terminate.
 std::string plan_to_text(const PlanFileInput& in) {
   const Topology& topo = *in.topology;
-  std::string out = "{\n";
+  std::string out;
+  {
+    // A rough size (a shard takes about 500 bytes; the inputs grow by their
+    // indentation), so that a plan of tens of megabytes is not copied as it grows.
+    std::size_t shards = 0;
+    for (const ShardingOption& option : *in.plan) shards += option.shards.size();
+    out.reserve(shards * 520 + in.plan->size() * 700 + static_cast<std::size_t>(topo.world_size) * 800 +
+                in.inputs_text.size() * 2);
+  }
+  out += "{\n";
   {
     const nlohmann::ordered_json head = plan_head_json(in, false);
     for (const auto& [key, value] : head.items()) {
