@@ -52,6 +52,12 @@ class WorkBounds {
 
  private:
   std::vector<std::vector<WorkItem>> tables_;
+  // Per table, its options but those another option costs no more than at any
+  // multipliers: the least cost per table is the same over these.
+  std::vector<std::vector<WorkItem>> pooled_;
+  // Per table, its options but those another option has a level and a largest
+  // shard no larger than: tables_with_big_shards reads only these.
+  std::vector<std::vector<WorkItem>> small_candidates_;
   // Every option, level ascending, with what work_limited reads of it side by
   // side (its sweep over 50 000 options runs a few hundred times per bound).
   struct ByLevel {
