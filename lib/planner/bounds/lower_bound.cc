@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 
@@ -91,23 +92,37 @@ double bound_gap(double plan_rating, double bound) {
   return (plan_rating - bound) / bound;
 }
 
-LowerBound compute_lower_bound(const BoundInput& input) {
+LowerBound compute_lower_bound(const BoundInput& input, const Parallelism& parallelism) {
   LowerBound out;
   const DeviceCapacities devices(*input.reserved);
   const int ranks = devices.size();
   const auto n = static_cast<std::size_t>(ranks);
   if (ranks == 0 && !input.tables.empty()) return infeasible();
 
+  // Per-table work (facts, levels) is independent: on every thread for a large
+  // model, one lane per thread taking every lanes-th table; each result lands in
+  // its table's slot, so nothing depends on the thread count.
+  std::size_t options = 0;
+  for (const auto& table : input.tables) options += table.size();
+  const bool big = input.tables.size() >= kParallelMinTables && options * n >= parallelism.min_shards;
+  const std::size_t lanes = big ? static_cast<std::size_t>(std::max(parallelism.threads(), 1)) : 1;
+  const auto each_table_lane = [&](const std::function<void(std::size_t lane, std::size_t table)>& work) {
+    parallelism.parallel_for(lanes, static_cast<int>(lanes), [&](std::size_t lane) {
+      for (std::size_t t = lane; t < input.tables.size(); t += lanes) work(lane, t);
+    });
+  };
+
   std::vector<TableFacts> tables(input.tables.size());
-  for (std::size_t t = 0; t < input.tables.size(); ++t) {
+  each_table_lane([&](std::size_t, std::size_t t) {
     for (const ShardingOption* option : input.tables[t]) {
       BoundOptionFacts facts = option_facts(*option, devices);
       if (facts.usable) tables[t].options.push_back(std::move(facts));
     }
-    if (tables[t].options.empty()) return infeasible();  // no option of this table fits anywhere
     tables[t].all_forced = std::all_of(tables[t].options.begin(), tables[t].options.end(),
                                        [](const BoundOptionFacts& o) { return o.forced; });
-  }
+  });
+  for (const TableFacts& t : tables)
+    if (t.options.empty()) return infeasible();  // no option of this table fits anywhere
   auto add = [&out](BoundKind kind, double value) { out.bounds.push_back({kind, value}); };
 
   // average_work. Every shard of the chosen options sits on some device, so the
@@ -131,13 +146,15 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // device i's load (and, component-wise, its storage) in every plan.
   std::vector<double> floor(n, 0.0);
   std::vector<Storage> floor_storage(n);
-  ForcedFloor table_floor, scratch;
-  for (const TableFacts& t : tables) {
-    if (!t.all_forced) continue;
-    least_forced(t, devices, table_floor, scratch);
-    for (std::size_t i = 0; i < n; ++i) {
-      floor[i] += table_floor.perf[i];
-      floor_storage[i] += table_floor.storage[i];
+  {
+    ForcedFloor forced_floor, forced_scratch;
+    for (const TableFacts& t : tables) {
+      if (!t.all_forced) continue;
+      least_forced(t, devices, forced_floor, forced_scratch);
+      for (std::size_t i = 0; i < n; ++i) {
+        floor[i] += forced_floor.perf[i];
+        floor_storage[i] += forced_floor.storage[i];
+      }
     }
   }
   add(BoundKind::kForcedLoad, ranks > 0 ? *std::max_element(floor.begin(), floor.end()) : 0.0);
@@ -153,7 +170,11 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // Tables that are not all-forced have no share of the floors (own = 0): their
   // levels are read over segments of alike devices (device_segments.h).
   const std::vector<DeviceSegment> segments = device_segments(devices, floor, floor_storage);
-  for (TableFacts& t : tables) {
+  std::vector<ForcedFloor> lane_floors(lanes), lane_scratch(lanes);  // per lane: table_floor and scratch
+  each_table_lane([&](std::size_t lane, std::size_t table) {
+    TableFacts& t = tables[table];
+    ForcedFloor& table_floor = lane_floors[lane];
+    ForcedFloor& scratch = lane_scratch[lane];
     bool floor_made = false;  // table_floor holds t's share
     for (const BoundOptionFacts& o : t.options) {
       if (!t.all_forced && !o.forced) {
@@ -190,7 +211,7 @@ LowerBound compute_lower_bound(const BoundInput& input) {
       }
       t.levels.push_back(level);
     }
-  }
+  });
 
   // forced_load_plus_shard: every plan chooses, for each table, an option of level
   // at most its max load, so that max load is >= max_t min_o level(o).
