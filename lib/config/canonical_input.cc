@@ -46,19 +46,14 @@ Json constraints_json(const ParameterConstraintsConfig& c) {
   // `if not constraints.sharding_types`; sharding_plan.py `if column_wise_shard_dim`;
   // shard_estimators.py `if constraints and constraints.num_poolings`): so do we here.
   return json_object(
-      "sharding_types", non_empty(c.sharding_types) ? names_json(*c.sharding_types) : Json(nullptr),
-      "compute_kernels", non_empty(c.compute_kernels) ? names_json(*c.compute_kernels) : Json(nullptr),
-      "min_partition", c.min_partition && *c.min_partition != 0 ? Json(*c.min_partition) : Json(nullptr),
-      "pooling_factors", Json(c.pooling_factors),
-      "num_poolings", non_empty(c.num_poolings) ? Json(*c.num_poolings) : Json(nullptr),
-      "batch_sizes", non_empty(c.batch_sizes) ? Json(*c.batch_sizes) : Json(nullptr),
-      "is_weighted", c.is_weighted,
-      "cache_params", cache_params_canonical_json(c.cache_params),
-      "enforce_hbm", optional_json(c.enforce_hbm),
-      "stochastic_rounding", optional_json(c.stochastic_rounding),
-      "bounds_check_mode", name_json(c.bounds_check_mode),
-      "output_dtype", name_json(c.output_dtype),
-      "device_group", name_json(c.device_group));
+      "sharding_types", non_empty(c.sharding_types) ? names_json(*c.sharding_types) : Json(nullptr), "compute_kernels",
+      non_empty(c.compute_kernels) ? names_json(*c.compute_kernels) : Json(nullptr), "min_partition",
+      c.min_partition && *c.min_partition != 0 ? Json(*c.min_partition) : Json(nullptr), "pooling_factors",
+      Json(c.pooling_factors), "num_poolings", non_empty(c.num_poolings) ? Json(*c.num_poolings) : Json(nullptr),
+      "batch_sizes", non_empty(c.batch_sizes) ? Json(*c.batch_sizes) : Json(nullptr), "is_weighted", c.is_weighted,
+      "cache_params", cache_params_canonical_json(c.cache_params), "enforce_hbm", optional_json(c.enforce_hbm),
+      "stochastic_rounding", optional_json(c.stochastic_rounding), "bounds_check_mode", name_json(c.bounds_check_mode),
+      "output_dtype", name_json(c.output_dtype), "device_group", name_json(c.device_group));
 }
 
 Json model_json(const ModelConfig& m) {
@@ -70,11 +65,11 @@ Json model_json(const ModelConfig& m) {
   for (const ModuleConfig& module : m.modules) {
     Json tables = Json::array();
     for (const TableConfig& t : module.tables)
-      tables.push_back(json_object(
-          "name", t.name, "num_embeddings", t.num_embeddings, "embedding_dim", t.embedding_dim, "data_type",
-          std::string(to_string(t.data_type)),
-          // An empty list plans as the omitted key, which the loader reads as [name].
-          "feature_names", Json(t.feature_names.empty() ? std::vector<std::string>{t.name} : t.feature_names)));
+      tables.push_back(json_object("name", t.name, "num_embeddings", t.num_embeddings, "embedding_dim", t.embedding_dim,
+                                   "data_type", std::string(to_string(t.data_type)),
+                                   // An empty list plans as the omitted key, which the loader reads as [name].
+                                   "feature_names",
+                                   Json(t.feature_names.empty() ? std::vector<std::string>{t.name} : t.feature_names)));
     modules.push_back(
         json_object("path", module.path, "kind", std::string(to_string(module.kind)), "tables", std::move(tables)));
   }

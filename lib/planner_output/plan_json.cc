@@ -58,7 +58,8 @@ nlohmann::ordered_json plan_head_json(const PlanFileInput& in, bool with_inputs 
     j["shardplan"] = json_object("version", std::string(SHARDPLAN_VERSION), "inputs_sha256", in.inputs_sha256);
     // The normalised inputs themselves (the text the hash is of), so that `diff`
     // can say which input field changed.
-    if (with_inputs && !in.inputs_text.empty()) j["shardplan"]["inputs"] = nlohmann::ordered_json::parse(in.inputs_text);
+    if (with_inputs && !in.inputs_text.empty())
+      j["shardplan"]["inputs"] = nlohmann::ordered_json::parse(in.inputs_text);
   }
   j["model"] = in.model_name;
   nlohmann::ordered_json t;

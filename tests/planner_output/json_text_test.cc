@@ -29,12 +29,14 @@ TEST_CASE("json text: numbers and strings as nlohmann writes them", "[output][js
     append_json_double(out, x);
     CHECK(out == nlohmann::ordered_json(x).dump());
   }
-  for (std::int64_t x : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{1} << 62, std::numeric_limits<std::int64_t>::min()}) {
+  for (std::int64_t x :
+       {std::int64_t{0}, std::int64_t{-1}, std::int64_t{1} << 62, std::numeric_limits<std::int64_t>::min()}) {
     std::string out;
     append_json_int(out, x);
     CHECK(out == nlohmann::ordered_json(x).dump());
   }
-  for (const std::string text : {"", "rank:3/cuda:3", "q\"uote", "back\\slash", "tab\tnew\nline", "caf\u00e9", "\x7f"}) {
+  for (const std::string text :
+       {"", "rank:3/cuda:3", "q\"uote", "back\\slash", "tab\tnew\nline", "caf\u00e9", "\x7f"}) {
     std::string out;
     append_json_string(out, text);
     CHECK(out == nlohmann::ordered_json(text).dump());

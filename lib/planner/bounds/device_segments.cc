@@ -28,7 +28,8 @@ std::vector<DeviceSegment> device_segments(const DeviceCapacities& devices, cons
 double spread_option_level(const BoundOptionFacts& option, const std::vector<DeviceSegment>& segments) {
   double level = kInfinity;
   for (const DeviceSegment& s : segments)
-    if (option.largest_shard_storage.fits_in(s.room)) level = std::min(level, s.floor - 0.0 + option.largest_shard_perf);
+    if (option.largest_shard_storage.fits_in(s.room))
+      level = std::min(level, s.floor - 0.0 + option.largest_shard_perf);
   return level;
 }
 

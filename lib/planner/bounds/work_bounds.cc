@@ -85,7 +85,11 @@ bool small_whenever_another_is(const std::vector<WorkItem>& options, std::size_t
 }  // namespace
 
 WorkBounds::WorkBounds(std::vector<std::vector<WorkItem>> tables, const Storage& capacity, int ranks)
-    : tables_(std::move(tables)), pooled_(tables_.size()), small_candidates_(tables_.size()), capacity_(capacity), ranks_(std::max(ranks, 1)) {
+    : tables_(std::move(tables)),
+      pooled_(tables_.size()),
+      small_candidates_(tables_.size()),
+      capacity_(capacity),
+      ranks_(std::max(ranks, 1)) {
   for (std::size_t t = 0; t < tables_.size(); ++t) {
     double least = kInfinity;
     for (std::size_t o = 0; o < tables_[t].size(); ++o) {
@@ -97,7 +101,8 @@ WorkBounds::WorkBounds(std::vector<std::vector<WorkItem>> tables, const Storage&
     }
     least_work_ += least;
   }
-  std::stable_sort(by_level_.begin(), by_level_.end(), [](const ByLevel& a, const ByLevel& b) { return a.level < b.level; });
+  std::stable_sort(by_level_.begin(), by_level_.end(),
+                   [](const ByLevel& a, const ByLevel& b) { return a.level < b.level; });
 }
 
 // Proof (memory_work). Any plan's options o_t fit in the summed free storage C, so

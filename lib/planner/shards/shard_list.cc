@@ -27,8 +27,8 @@ bool same_dims(const ShardDims& a, const ShardDims& b) { return a[0] == b[0] && 
 // Whether `shard` is the next shard of `run`; sets the run's steps when the run
 // holds one shard so far.
 bool extend_run(ShardRun& run, const Shard& shard) {
-  if (!same_dims(shard.size, run.size) || shard.storage != run.storage || shard.rank.has_value() != run.rank.has_value() ||
-      !same_perf_bits(shard.perf, run.perf))
+  if (!same_dims(shard.size, run.size) || shard.storage != run.storage ||
+      shard.rank.has_value() != run.rank.has_value() || !same_perf_bits(shard.perf, run.perf))
     return false;
   if (run.count == 1) {
     const std::int64_t rank_step = shard.rank ? std::int64_t{*shard.rank} - *run.rank : 0;

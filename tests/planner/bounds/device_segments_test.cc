@@ -51,7 +51,8 @@ TEST_CASE("local-index loads: run by run, the same sums as shard by shard", "[bo
     const int local = 1 + static_cast<int>(rng() % 8);
     const int hosts = 1 + static_cast<int>(rng() % 6);
     const int devices = local * hosts;
-    const Topology topology = bound_topology(std::vector<Storage>(static_cast<std::size_t>(devices), Storage{1000, 1000}), local);
+    const Topology topology =
+        bound_topology(std::vector<Storage>(static_cast<std::size_t>(devices), Storage{1000, 1000}), local);
     const DeviceCapacities capacities(topology);
     const ShardingOption option = bound_option("m.t", ShardingType::kRowWise, runs_of_shards(rng, devices));
     const BoundOptionFacts facts = option_facts(option, capacities);
