@@ -150,7 +150,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
     if (run.ok() && !run.result.plan.empty()) {
       run.phases.restart();
       run.bound = compute_lower_bound(
-          bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved));
+          bound_input(run.search_space.enumerated(), run.result.plan, run.result.reservation->reserved), parallelism);
       clamp_to_plan(*run.bound, run.result.perf_rating);
       run.phases.mark("lower bound");
       if (refiner) {  // --partitioner optimizing: the exact search proves or improves the plan (issue 30)

@@ -55,19 +55,24 @@ void SearchSpace::add_columns(const ShardingOption& option, PartitionOptionSumma
   summaries_.push_back(std::move(summary));
   PerfColumn column;
   column.first = shard_perf_totals_.size();
+  const auto& runs = option.shards.runs();
+  // Data-parallel and even row-wise options repeat one total on every rank: then
+  // the column holds it once. Every shard of a run has the run's total, so
+  // comparing run totals with the first (== as the shards compare: a NaN total
+  // makes no column single) answers for every shard without writing them out.
+  const double first_total = runs.empty() ? 0.0 : runs.front().perf.value_or(Perf{}).total();
+  column.single = !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const ShardRun& run) {
+    return run.perf.value_or(Perf{}).total() == first_total;
+  });
   bool first = true;
-  for (const ShardRun& run : option.shards.runs()) {
+  for (const ShardRun& run : runs) {
     const double total = run.perf.value_or(Perf{}).total();
-    shard_perf_totals_.insert(shard_perf_totals_.end(), static_cast<std::size_t>(run.count), total);
+    if (!column.single) shard_perf_totals_.insert(shard_perf_totals_.end(), static_cast<std::size_t>(run.count), total);
     // torchrec's max over shards, as _sharding_option_score compares them.
     if (first || total > column.max_total) column.max_total = total;
     first = false;
   }
-  // Data-parallel and even row-wise options repeat one total on every rank.
-  const auto begin = shard_perf_totals_.begin() + static_cast<std::ptrdiff_t>(column.first);
-  column.single = begin != shard_perf_totals_.end() &&
-                  std::all_of(begin, shard_perf_totals_.end(), [&](double t) { return t == *begin; });
-  if (column.single) shard_perf_totals_.resize(column.first + 1);
+  if (column.single) shard_perf_totals_.push_back(first_total);
   perf_.push_back(column);
 }
 

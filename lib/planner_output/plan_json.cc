@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
+#include <type_traits>
 
 #include "common/json_object.h"
 #include "planner/memory_basis.h"
 #include "planner/rank_load.h"
 #include "planner_output/bound_report.h"
+#include "planner_output/json_text.h"
 #include "planner_output/options_json.h"
 #include "planner_output/perf_storage_json.h"
 
@@ -43,7 +46,9 @@ nlohmann::ordered_json cache_params_json(const std::optional<CacheParams>& cp) {
 namespace {
 
 // The fields before "plan": schema, the tool and its inputs, model, topology.
-nlohmann::ordered_json plan_head_json(const PlanFileInput& in) {
+// `with_inputs`: also "shardplan".inputs, parsed from in.inputs_text (plan_to_text
+// writes that text itself, without the tree).
+nlohmann::ordered_json plan_head_json(const PlanFileInput& in, bool with_inputs = true) {
   const Topology& topo = *in.topology;
   nlohmann::ordered_json j;
   j["schema"] = "shardplan.plan/v1";
@@ -53,7 +58,8 @@ nlohmann::ordered_json plan_head_json(const PlanFileInput& in) {
     j["shardplan"] = json_object("version", std::string(SHARDPLAN_VERSION), "inputs_sha256", in.inputs_sha256);
     // The normalised inputs themselves (the text the hash is of), so that `diff`
     // can say which input field changed.
-    if (!in.inputs_text.empty()) j["shardplan"]["inputs"] = nlohmann::ordered_json::parse(in.inputs_text);
+    if (with_inputs && !in.inputs_text.empty())
+      j["shardplan"]["inputs"] = nlohmann::ordered_json::parse(in.inputs_text);
   }
   j["model"] = in.model_name;
   nlohmann::ordered_json t;
@@ -89,6 +95,164 @@ nlohmann::ordered_json plan_table_json(const ShardingOption& option, const Topol
                      name_json(option.bounds_check_mode), "output_dtype", name_json(option.output_dtype),
                      "total_storage", storage_json(option.total_storage()), "total_perf", option.total_perf(), "shards",
                      std::move(shards));
+}
+
+// The tail every shard of `run` shares, from its "sizes" to the shard's closing
+// brace, as dump(2) writes it with the shard's brace at `indent`.
+std::string shard_run_tail(const ShardRun& run, int indent) {
+  std::string out;
+  const int field = indent + 2, inner = indent + 4;
+  auto number_line = [&](std::string_view key, auto value, bool last) {
+    append_json_key(out, inner, key);
+    if constexpr (std::is_floating_point_v<decltype(value)>)
+      append_json_double(out, value);
+    else
+      append_json_int(out, value);
+    out += last ? "\n" : ",\n";
+  };
+  out += ",\n";
+  append_json_key(out, field, "sizes");
+  out += "[\n";
+  append_spaces(out, inner);
+  append_json_int(out, run.size[0]);
+  out += ",\n";
+  append_spaces(out, inner);
+  append_json_int(out, run.size[1]);
+  out += "\n";
+  append_spaces(out, field);
+  out += "],\n";
+  const Perf perf = run.perf.value_or(Perf{});  // perf_json's fields, "total" last
+  append_json_key(out, field, "perf");
+  out += "{\n";
+  number_line("fwd_compute", perf.fwd_compute, false);
+  number_line("fwd_comms", perf.fwd_comms, false);
+  number_line("bwd_compute", perf.bwd_compute, false);
+  number_line("bwd_comms", perf.bwd_comms, false);
+  number_line("prefetch_compute", perf.prefetch_compute, false);
+  number_line("total", perf.total(), true);
+  append_spaces(out, field);
+  out += "},\n";
+  const Storage storage = run.storage.value_or(Storage{});  // storage_json's fields
+  append_json_key(out, field, "storage");
+  out += "{\n";
+  number_line("hbm", storage.hbm, false);
+  number_line("ddr", storage.ddr, true);
+  append_spaces(out, field);
+  out += "}\n";
+  append_spaces(out, indent);
+  out += '}';
+  return out;
+}
+
+// The "shards" list of plan_table_json, its "[" inline and its "]" at `indent`.
+// A shard differs from the others of its run only in rank, placement and
+// offsets: the rest is written once per run.
+void append_shards_text(std::string& out, const ShardingOption& option, const Topology& topo, int indent) {
+  if (option.shards.empty()) {
+    out += "[]";
+    return;
+  }
+  const int shard_indent = indent + 2, field = indent + 4, inner = indent + 6;
+  const std::string device(to_string(topo.compute_device));
+  out += "[\n";
+  bool first = true;
+  for (const ShardRun& run : option.shards.runs()) {
+    const std::string tail = shard_run_tail(run, shard_indent);
+    for (std::int32_t k = 0; k < run.count; ++k) {
+      const Shard shard = run.shard(k);
+      const int rank = shard.rank.value_or(-1);
+      if (!first) out += ",\n";
+      first = false;
+      append_spaces(out, shard_indent);
+      out += "{\n";
+      append_json_key(out, field, "rank");
+      append_json_int(out, rank);
+      out += ",\n";
+      append_json_key(out, field, "placement");
+      append_json_string(out, placement_string(topo.compute_device, rank, topo.local_world_size));
+      out += ",\n";
+      append_json_key(out, field, "offsets");
+      out += "[\n";
+      append_spaces(out, inner);
+      append_json_int(out, shard.offset[0]);
+      out += ",\n";
+      append_spaces(out, inner);
+      append_json_int(out, shard.offset[1]);
+      out += "\n";
+      append_spaces(out, field);
+      out += ']';
+      out += tail;
+    }
+  }
+  out += "\n";
+  append_spaces(out, indent);
+  out += ']';
+}
+
+// plan_table_json(option, topo).dump(2), as it reads `indent` spaces deep, written
+// without the tree: a table on 1 024 ranks has 1 024 shard objects.
+void append_plan_table_text(std::string& out, const ShardingOption& option, const Topology& topo, int indent) {
+  const int field = indent + 2;
+  auto next = [&](std::string_view key) {
+    out += ",\n";
+    append_json_key(out, field, key);
+  };
+  auto name_or_null = [&](const auto& value) {
+    if (value)
+      append_json_string(out, to_string(*value));
+    else
+      out += "null";
+  };
+  auto bool_or_null = [&](const std::optional<bool>& value) { out += !value ? "null" : *value ? "true" : "false"; };
+  out += "{\n";
+  append_json_key(out, field, "sharding_type");
+  append_json_string(out, to_string(option.sharding_type));
+  next("compute_kernel");
+  append_json_string(out, to_string(option.compute_kernel));
+  next("ranks");
+  if (option.shards.empty()) {
+    out += "[]";
+  } else {
+    out += "[\n";
+    bool first = true;
+    for (const Shard& shard : option.shards) {
+      if (!first) out += ",\n";
+      first = false;
+      append_spaces(out, field + 2);
+      append_json_int(out, shard.rank.value_or(-1));
+    }
+    out += "\n";
+    append_spaces(out, field);
+    out += ']';
+  }
+  next("cache_params");
+  append_reindented_json(out, cache_params_json(option.cache_params).dump(), field);
+  next("enforce_hbm");
+  bool_or_null(option.enforce_hbm);
+  next("stochastic_rounding");
+  bool_or_null(option.stochastic_rounding);
+  next("bounds_check_mode");
+  name_or_null(option.bounds_check_mode);
+  next("output_dtype");
+  name_or_null(option.output_dtype);
+  const Storage total = option.total_storage();
+  next("total_storage");
+  out += "{\n";
+  append_json_key(out, field + 2, "hbm");
+  append_json_int(out, total.hbm);
+  out += ",\n";
+  append_json_key(out, field + 2, "ddr");
+  append_json_int(out, total.ddr);
+  out += "\n";
+  append_spaces(out, field);
+  out += '}';
+  next("total_perf");
+  append_json_double(out, option.total_perf());
+  next("shards");
+  append_shards_text(out, option, topo, field);
+  out += "\n";
+  append_spaces(out, indent);
+  out += '}';
 }
 
 // The fields after "plan", whose per-rank lists are as long as the world: the
@@ -211,12 +375,30 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
 // large tree freed while a std::bad_alloc unwinds ends in std::terminate.
 std::string plan_to_text(const PlanFileInput& in) {
   const Topology& topo = *in.topology;
-  std::string out = "{\n";
+  std::string out;
   {
-    const nlohmann::ordered_json head = plan_head_json(in);
+    // A rough size (a shard takes about 500 bytes; the inputs grow by their
+    // indentation), so that a plan of tens of megabytes is not copied as it grows.
+    std::size_t shards = 0;
+    for (const ShardingOption& option : *in.plan) shards += option.shards.size();
+    out.reserve(shards * 520 + in.plan->size() * 700 + static_cast<std::size_t>(topo.world_size) * 800 +
+                in.inputs_text.size() * 2);
+  }
+  out += "{\n";
+  {
+    const nlohmann::ordered_json head = plan_head_json(in, false);
     for (const auto& [key, value] : head.items()) {
       append_key(out, 2, key);
       append_nested(out, value, 2);
+      if (key == "shardplan" && !in.inputs_text.empty()) {
+        // The inputs go last in "shardplan": reopen its closing "\n  }" (two
+        // fields before it) to add them, re-indented from their compact text.
+        out.resize(out.size() - 4);
+        out += ",\n";
+        append_json_key(out, 4, "inputs");
+        append_reindented_json(out, in.inputs_text, 4);
+        out += "\n  }";
+      }
       out += ",\n";
     }
   }
@@ -240,7 +422,7 @@ std::string plan_to_text(const PlanFileInput& in) {
       const auto& group = by_path[paths[p]];
       for (std::size_t t = 0; t < group.size(); ++t) {
         append_key(out, 6, group[t]->name);
-        append_nested(out, plan_table_json(*group[t], topo), 6);
+        append_plan_table_text(out, *group[t], topo, 6);
         out += t + 1 < group.size() ? ",\n" : "\n";
       }
       out += "    }";

@@ -1,5 +1,6 @@
 #include "planner_output/run_outputs.h"
 
+#include "common/sha256.h"
 #include "config/canonical_input.h"
 #include "planner/advice/torchrec_failures.h"
 #include "planner/run.h"
@@ -12,6 +13,14 @@
 
 namespace shardplan {
 
+namespace {
+// The plan file text, its inputs' canonical text made once (for the hash too).
+std::string plan_text_of_run(const PlanRun& run, const PlanningInput& input) {
+  const std::string inputs = canonical_input_text(input);
+  return plan_file_text(run, input.model.name, sha256_hex(inputs), inputs);
+}
+}  // namespace
+
 RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
                               const Parallelism& parallelism, const std::string& plan_destination) {
   RunOutputs out;
@@ -21,9 +30,16 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
     if (!run.ok()) return out;
     // Our own lines: also for an empty plan, where torchrec logs no statistics.
     const bool has_report = torchrec_logs_stats(run);
-    const StatsReport report = has_report ? stats_report_of(run, input) : StatsReport{};
-    out.stats = render_summary_text(summarize_run(run, report, plan_destination));
-    out.plan = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
+    auto render_summary = [&](std::size_t which) {
+      if (which == 1) {
+        out.plan = plan_text_of_run(run, input);
+        return;
+      }
+      const StatsReport report = has_report ? stats_report_of(run, input) : StatsReport{};
+      out.stats = render_summary_text(summarize_run(run, report, plan_destination));
+    };
+    const bool big_plan = run.result.plan.size() >= kParallelMinTables;
+    parallelism.parallel_for(2, big_plan ? parallelism.threads() : 1, render_summary);
     return out;
   }
   // Only where torchrec logs EmbeddingStats (not for an empty plan, nor when it raises early).
@@ -42,7 +58,7 @@ RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, St
         out.stats = json.dump(2) + "\n";
       }
     } else if (which == 1 && want_plan) {
-      out.plan = plan_file_text(run, input.model.name, inputs_sha256(input), canonical_input_text(input));
+      out.plan = plan_text_of_run(run, input);
     }
   };
   const bool big = run.result.plan.size() >= kParallelMinTables;

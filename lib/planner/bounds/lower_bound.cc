@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
-#include <map>
+#include <unordered_map>
 
+#include "planner/bounds/device_segments.h"
 #include "planner/bounds/option_facts.h"
 #include "planner/bounds/work_bounds.h"
 
@@ -61,7 +63,7 @@ BoundInput bound_input(const std::vector<ShardingOption>& search_space, const st
                        const Topology& reserved) {
   BoundInput in;
   in.reserved = &reserved;
-  std::map<std::string, std::size_t> table_of;
+  std::unordered_map<std::string, std::size_t> table_of;  // lookup only: tables keep first-seen order
   auto add = [&](const ShardingOption& option) {
     auto [it, fresh] = table_of.try_emplace(option.fqn(), in.tables.size());
     if (fresh) in.tables.emplace_back();
@@ -90,23 +92,37 @@ double bound_gap(double plan_rating, double bound) {
   return (plan_rating - bound) / bound;
 }
 
-LowerBound compute_lower_bound(const BoundInput& input) {
+LowerBound compute_lower_bound(const BoundInput& input, const Parallelism& parallelism) {
   LowerBound out;
   const DeviceCapacities devices(*input.reserved);
   const int ranks = devices.size();
   const auto n = static_cast<std::size_t>(ranks);
   if (ranks == 0 && !input.tables.empty()) return infeasible();
 
+  // Per-table work (facts, levels) is independent: on every thread for a large
+  // model, one lane per thread taking every lanes-th table; each result lands in
+  // its table's slot, so nothing depends on the thread count.
+  std::size_t options = 0;
+  for (const auto& table : input.tables) options += table.size();
+  const bool big = input.tables.size() >= kParallelMinTables && options * n >= parallelism.min_shards;
+  const std::size_t lanes = big ? static_cast<std::size_t>(std::max(parallelism.threads(), 1)) : 1;
+  const auto each_table_lane = [&](const std::function<void(std::size_t lane, std::size_t table)>& work) {
+    parallelism.parallel_for(lanes, static_cast<int>(lanes), [&](std::size_t lane) {
+      for (std::size_t t = lane; t < input.tables.size(); t += lanes) work(lane, t);
+    });
+  };
+
   std::vector<TableFacts> tables(input.tables.size());
-  for (std::size_t t = 0; t < input.tables.size(); ++t) {
+  each_table_lane([&](std::size_t, std::size_t t) {
     for (const ShardingOption* option : input.tables[t]) {
       BoundOptionFacts facts = option_facts(*option, devices);
       if (facts.usable) tables[t].options.push_back(std::move(facts));
     }
-    if (tables[t].options.empty()) return infeasible();  // no option of this table fits anywhere
     tables[t].all_forced = std::all_of(tables[t].options.begin(), tables[t].options.end(),
                                        [](const BoundOptionFacts& o) { return o.forced; });
-  }
+  });
+  for (const TableFacts& t : tables)
+    if (t.options.empty()) return infeasible();  // no option of this table fits anywhere
   auto add = [&out](BoundKind kind, double value) { out.bounds.push_back({kind, value}); };
 
   // average_work. Every shard of the chosen options sits on some device, so the
@@ -130,13 +146,15 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // device i's load (and, component-wise, its storage) in every plan.
   std::vector<double> floor(n, 0.0);
   std::vector<Storage> floor_storage(n);
-  ForcedFloor table_floor, scratch;
-  for (const TableFacts& t : tables) {
-    if (!t.all_forced) continue;
-    least_forced(t, devices, table_floor, scratch);
-    for (std::size_t i = 0; i < n; ++i) {
-      floor[i] += table_floor.perf[i];
-      floor_storage[i] += table_floor.storage[i];
+  {
+    ForcedFloor forced_floor, forced_scratch;
+    for (const TableFacts& t : tables) {
+      if (!t.all_forced) continue;
+      least_forced(t, devices, forced_floor, forced_scratch);
+      for (std::size_t i = 0; i < n; ++i) {
+        floor[i] += forced_floor.perf[i];
+        floor_storage[i] += forced_floor.storage[i];
+      }
     }
   }
   add(BoundKind::kForcedLoad, ranks > 0 ? *std::max_element(floor.begin(), floor.end()) : 0.0);
@@ -149,11 +167,30 @@ LowerBound compute_lower_bound(const BoundInput& input) {
   // storage. An option that is not forced has its largest shard s on some device i
   // with room for s beside the others' floor storage: max load >= the least such
   // floor[i] - own[i], plus perf(s). That value is o's level.
-  for (TableFacts& t : tables) {
-    table_floor.perf.assign(n, 0.0);
-    table_floor.storage.assign(n, Storage{});
-    if (t.all_forced) least_forced(t, devices, table_floor, scratch);
+  // Tables that are not all-forced have no share of the floors (own = 0): their
+  // levels are read over segments of alike devices (device_segments.h).
+  const std::vector<DeviceSegment> segments = device_segments(devices, floor, floor_storage);
+  std::vector<ForcedFloor> lane_floors(lanes), lane_scratch(lanes);  // per lane: table_floor and scratch
+  each_table_lane([&](std::size_t lane, std::size_t table) {
+    TableFacts& t = tables[table];
+    ForcedFloor& table_floor = lane_floors[lane];
+    ForcedFloor& scratch = lane_scratch[lane];
+    bool floor_made = false;  // table_floor holds t's share
     for (const BoundOptionFacts& o : t.options) {
+      if (!t.all_forced && !o.forced) {
+        t.levels.push_back(spread_option_level(o, segments));
+        continue;
+      }
+      if (!t.all_forced && o.option->partition_by == PartitionBy::kUniform && o.option->num_shards() == ranks) {
+        t.levels.push_back(uniform_option_level(o, segments));
+        continue;
+      }
+      if (!floor_made) {
+        table_floor.perf.assign(n, 0.0);
+        table_floor.storage.assign(n, Storage{});
+        if (t.all_forced) least_forced(t, devices, table_floor, scratch);
+        floor_made = true;
+      }
       double level = kInfinity;
       if (o.forced) {
         forced_loads(o, devices, scratch.perf, scratch.storage);
@@ -174,7 +211,7 @@ LowerBound compute_lower_bound(const BoundInput& input) {
       }
       t.levels.push_back(level);
     }
-  }
+  });
 
   // forced_load_plus_shard: every plan chooses, for each table, an option of level
   // at most its max load, so that max load is >= max_t min_o level(o).

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/names.h"
+#include "planner/parallelism.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -95,7 +96,9 @@ BoundInput bound_input(const std::vector<ShardingOption>& search_space, const st
 
 // Every bound of `input` and the largest of them. Deterministic; linear in the
 // number of shards and options (times the world size for the forced-load bounds).
-LowerBound compute_lower_bound(const BoundInput& input);
+// Per-table work runs on the threads of `parallelism` for large models; the
+// result is the same for any thread count.
+LowerBound compute_lower_bound(const BoundInput& input, const Parallelism& parallelism = {});
 
 // The plan is one of the bound's candidates, so a bound above its rating by at most
 // 1e-9 (relative) can only be rounding (sums in another order): such bounds are set

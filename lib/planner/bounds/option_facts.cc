@@ -1,6 +1,8 @@
 #include "planner/bounds/option_facts.h"
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <functional>
 #include <limits>
 
@@ -120,8 +122,9 @@ BoundOptionFacts option_facts(const ShardingOption& option, const DeviceCapaciti
     }
   }
   f.usable = !option.shards.empty() && placeable(option, devices);
-  f.forced = true;
-  for (int j = 0; f.forced && j < option.num_shards(); ++j) f.forced = forced_device(option, j, devices) >= 0;
+  // Whether forced_device fixes a shard depends on the option and the devices,
+  // never on the shard's index: the first shard answers for all.
+  f.forced = option.shards.empty() || forced_device(option, 0, devices) >= 0;
   return f;
 }
 
@@ -133,9 +136,34 @@ void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& de
       option.partition_by == PartitionBy::kUniform || option.partition_by == PartitionBy::kMultiHost ||
       (option.partition_by == PartitionBy::kHost && option.sharding_type == ShardingType::kTableRowWise);
   if (!by_index) return;
+  // Shard j adds its perf to index j mod local, in shard order. Within a run every
+  // shard adds the same p, so index k receives p some m_k times in a row: the sum
+  // depends only on (its value before the run, m_k), and those pairs repeat across
+  // the indices (a row-wise run of 1 024 shards over 8 indices is 8 x 128 equal
+  // additions from 0): each distinct pair is added up once.
+  struct Repeat {
+    double start = 0;
+    std::int64_t times = -1;
+    double result = 0;
+  } last;
   for (const ShardRun& run : option.shards.runs()) {
     const double p = run.perf.value_or(Perf{}).total();
-    for (int k = 0; k < run.count; ++k) perf[static_cast<std::size_t>((run.begin + k) % local)] += p;
+    const std::int64_t full = run.count / local, extra = run.count % local;
+    for (int k = 0; k < local; ++k) {
+      // Shards of the run at index k: those j = begin + i with (begin + i) mod local == k.
+      const int first = ((k - run.begin) % local + local) % local;  // first i hitting k
+      const std::int64_t times = full + (first < extra ? 1 : 0);
+      if (times == 0) continue;
+      double& value = perf[static_cast<std::size_t>(k)];
+      if (std::bit_cast<std::uint64_t>(value) != std::bit_cast<std::uint64_t>(last.start) || times != last.times) {
+        last.start = value;
+        last.times = times;
+        last.result = value;
+        for (std::int64_t i = 0; i < times; ++i) last.result += p;
+      }
+      value = last.result;
+    }
+    last.times = -1;  // another run adds another p
   }
 }
 

@@ -39,20 +39,70 @@ void golden_search(const std::function<double(double)>& value_at, double scale, 
   }
 }
 
+// Whether work_limited's sweep reaches another option of the table before
+// options[o] (a lower level, or the same level earlier in the table) that costs no
+// more at any multipliers (perf, hbm and ddr each no larger: a, b >= 0 and
+// rounding are monotonic). Then options[o] never lowers the table's least cost,
+// and leaving it out of the sweep changes nothing, not even where the sweep
+// stops: the levels it checks at still see the same sums (proof in work_limited).
+bool swept_before_by_cheaper(const std::vector<WorkItem>& options, std::size_t o) {
+  const WorkItem& item = options[o];
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    const WorkItem& other = options[k];
+    const bool earlier = other.level < item.level || (other.level == item.level && k < o);
+    if (earlier && other.perf <= item.perf && other.hbm <= item.hbm && other.ddr <= item.ddr) return true;
+  }
+  return false;
+}
+
+// Whether another option of the table costs no more than options[o] at any
+// multipliers (the first of equal ones is kept): pooled's least cost per table
+// never needs options[o].
+bool costs_no_less_than_another(const std::vector<WorkItem>& options, std::size_t o) {
+  const WorkItem& item = options[o];
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    const WorkItem& other = options[k];
+    if (k == o || other.perf > item.perf || other.hbm > item.hbm || other.ddr > item.ddr) continue;
+    const bool equal = other.perf == item.perf && other.hbm == item.hbm && other.ddr == item.ddr;
+    if (!equal || k < o) return true;
+  }
+  return false;
+}
+
+// Whether another option of the table has a level and a largest shard no larger
+// than options[o]'s (the first of equal ones is kept): wherever options[o] is a
+// small one for tables_with_big_shards, so is that one.
+bool small_whenever_another_is(const std::vector<WorkItem>& options, std::size_t o) {
+  const WorkItem& item = options[o];
+  for (std::size_t k = 0; k < options.size(); ++k) {
+    const WorkItem& other = options[k];
+    if (k == o || other.level > item.level || other.largest_shard > item.largest_shard) continue;
+    if (other.level != item.level || other.largest_shard != item.largest_shard || k < o) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 WorkBounds::WorkBounds(std::vector<std::vector<WorkItem>> tables, const Storage& capacity, int ranks)
-    : tables_(std::move(tables)), capacity_(capacity), ranks_(std::max(ranks, 1)) {
+    : tables_(std::move(tables)),
+      pooled_(tables_.size()),
+      small_candidates_(tables_.size()),
+      capacity_(capacity),
+      ranks_(std::max(ranks, 1)) {
   for (std::size_t t = 0; t < tables_.size(); ++t) {
     double least = kInfinity;
     for (std::size_t o = 0; o < tables_[t].size(); ++o) {
-      by_level_.push_back(Ref{tables_[t][o].level, t, o});
+      if (!swept_before_by_cheaper(tables_[t], o)) by_level_.push_back(ByLevel{tables_[t][o].level, tables_[t][o], t});
+      if (!costs_no_less_than_another(tables_[t], o)) pooled_[t].push_back(tables_[t][o]);
+      if (!small_whenever_another_is(tables_[t], o)) small_candidates_[t].push_back(tables_[t][o]);
       least = std::min(least, tables_[t][o].perf);
       largest_shard_ = std::max(largest_shard_, tables_[t][o].largest_shard);
     }
     least_work_ += least;
   }
-  std::stable_sort(by_level_.begin(), by_level_.end(), [](const Ref& a, const Ref& b) { return a.level < b.level; });
+  std::stable_sort(by_level_.begin(), by_level_.end(),
+                   [](const ByLevel& a, const ByLevel& b) { return a.level < b.level; });
 }
 
 // Proof (memory_work). Any plan's options o_t fit in the summed free storage C, so
@@ -65,7 +115,7 @@ WorkBounds::WorkBounds(std::vector<std::vector<WorkItem>> tables, const Storage&
 // LP's value. (a, b) = (0, 0) gives average_work.
 double WorkBounds::pooled(const Multipliers& m) const {
   double sum = 0;
-  for (const auto& options : tables_) {
+  for (const auto& options : pooled_) {
     double least = kInfinity;
     for (const WorkItem& o : options) least = std::min(least, cost(o, m));
     sum += least;
@@ -89,7 +139,7 @@ double WorkBounds::pooled(const Multipliers& m) const {
 // T*; bisection from T0 returns a T known to fail, hence below T1 <= T*.
 std::size_t WorkBounds::tables_with_big_shards(double t) const {
   std::size_t count = 0;
-  for (const auto& options : tables_) {
+  for (const auto& options : small_candidates_) {
     bool small_one = false;
     for (const WorkItem& o : options) small_one = small_one || (o.level <= t && o.largest_shard <= t / 2);
     if (!small_one) ++count;
@@ -121,8 +171,8 @@ double WorkBounds::work_limited(const Multipliers& m) const {
   while (k < by_level_.size()) {
     const double level = by_level_[k].level;
     for (; k < by_level_.size() && by_level_[k].level == level; ++k) {
-      const Ref& r = by_level_[k];
-      const double c = cost(tables_[r.table][r.option], m);
+      const ByLevel& r = by_level_[k];
+      const double c = cost(r.item, m);
       if (least[r.table] == kInfinity) {
         --missing;
         least[r.table] = c;
@@ -133,6 +183,10 @@ double WorkBounds::work_limited(const Multipliers& m) const {
       }
     }
     if (missing > 0) continue;
+    // Without an option of the sweep whose level is alone, the check at the level
+    // before meets the next one: with W = (sum - credit) / ranks unchanged there,
+    // max(L1, W) < L2 returns as before, and otherwise max(L1, W) = W >= L2 =
+    // max(L2, W), so the check at L2 would have found the same value.
     const double next = k < by_level_.size() ? by_level_[k].level : kInfinity;
     const double t = std::max(level, (sum - credit) / ranks_);
     if (t < next) return t;

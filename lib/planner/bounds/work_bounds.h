@@ -52,11 +52,20 @@ class WorkBounds {
 
  private:
   std::vector<std::vector<WorkItem>> tables_;
-  struct Ref {
+  // Per table, its options but those another option costs no more than at any
+  // multipliers: the least cost per table is the same over these.
+  std::vector<std::vector<WorkItem>> pooled_;
+  // Per table, its options but those another option has a level and a largest
+  // shard no larger than: tables_with_big_shards reads only these.
+  std::vector<std::vector<WorkItem>> small_candidates_;
+  // Every option, level ascending, with what work_limited reads of it side by
+  // side (its sweep over 50 000 options runs a few hundred times per bound).
+  struct ByLevel {
     double level;
-    std::size_t table, option;
+    WorkItem item;
+    std::size_t table;
   };
-  std::vector<Ref> by_level_;  // every option, level ascending
+  std::vector<ByLevel> by_level_;
   Storage capacity_;
   int ranks_;
   double least_work_ = 0;     // sum of the least perfs: sets the multipliers' scale

@@ -20,11 +20,15 @@ bool same_perf_bits(const std::optional<Perf>& a, const std::optional<Perf>& b) 
   return true;
 }
 
+// Two pairs compared element by element: std::array's == calls memcmp, and
+// enumeration compares millions of them.
+bool same_dims(const ShardDims& a, const ShardDims& b) { return a[0] == b[0] && a[1] == b[1]; }
+
 // Whether `shard` is the next shard of `run`; sets the run's steps when the run
 // holds one shard so far.
 bool extend_run(ShardRun& run, const Shard& shard) {
-  if (shard.size != run.size || shard.storage != run.storage || shard.rank.has_value() != run.rank.has_value() ||
-      !same_perf_bits(shard.perf, run.perf))
+  if (!same_dims(shard.size, run.size) || shard.storage != run.storage ||
+      shard.rank.has_value() != run.rank.has_value() || !same_perf_bits(shard.perf, run.perf))
     return false;
   if (run.count == 1) {
     const std::int64_t rank_step = shard.rank ? std::int64_t{*shard.rank} - *run.rank : 0;
@@ -34,7 +38,7 @@ bool extend_run(ShardRun& run, const Shard& shard) {
   } else {
     const ShardDims next = {run.offset[0] + run.count * run.offset_step[0],
                             run.offset[1] + run.count * run.offset_step[1]};
-    if (shard.offset != next) return false;
+    if (!same_dims(shard.offset, next)) return false;
     if (shard.rank && std::int64_t{*shard.rank} != std::int64_t{*run.rank} + std::int64_t{run.count} * run.rank_step)
       return false;
   }
