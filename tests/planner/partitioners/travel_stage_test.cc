@@ -24,8 +24,7 @@ Topology travel_topology(int world_size, int per_host, Storage capacity) {
   return t;
 }
 
-ShardingOption travel_option(const std::string& name, ShardingType type, std::vector<double> perfs,
-                             Storage per_shard) {
+ShardingOption travel_option(const std::string& name, ShardingType type, std::vector<double> perfs, Storage per_shard) {
   ShardingOption o;
   o.name = name;
   o.path = "ebc";
