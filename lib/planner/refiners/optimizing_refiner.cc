@@ -20,9 +20,10 @@ RefinementOutcome OptimizingRefiner::refine(std::vector<ShardingOption>& plan, d
   }
   out.stopped_by_clock = improved.stopped_by_clock;
   out.summary = fmt::format(
-      "optimize placement and options ({} of {} work, {} scratch starts, best from {}, {} options changed{})",
-      improved.work_used, improved.work_budget, improved.scratch_starts,
-      improved.best_start.empty() ? "greedy" : improved.best_start, improved.options_changed,
+      "optimize placement and options ({} of {} work{}, {} scratch starts, best from {}, {} options changed{})",
+      improved.work_used - improved.travel_work, improved.work_budget,
+      improved.travel_work > 0 ? fmt::format(" + {} in stage 3", improved.travel_work) : std::string(),
+      improved.scratch_starts, improved.best_start.empty() ? "greedy" : improved.best_start, improved.options_changed,
       improved.stopped_by_clock ? ", stopped by --time-budget" : "");
   return out;
 }

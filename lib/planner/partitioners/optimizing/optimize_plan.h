@@ -40,6 +40,11 @@ struct OptimizeResult {
   int options_changed = 0;           // tables whose option differs from the input's
   std::int64_t work_used = 0;
   std::int64_t work_budget = 0;
+  // Stage 3 (record-to-record travel from the best plan, on small instances only):
+  // its work (part of work_used, beyond work_budget) and the max-rank perf it began
+  // from (0: it did not run). It ends at that plan or a better one.
+  std::int64_t travel_work = 0;
+  double travel_from = 0;
   bool stopped_by_clock = false;
   int scratch_starts = 0;  // complete placements built from scratch
   std::string best_start;  // where the kept plan's search began: "greedy" or "scratch"
