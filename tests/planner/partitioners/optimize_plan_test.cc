@@ -9,14 +9,6 @@
 namespace shardplan::testing {
 namespace {
 
-Topology topology(int world_size, int per_host, Storage capacity) {
-  Topology t;
-  t.world_size = world_size;
-  t.local_world_size = per_host;
-  for (int r = 0; r < world_size; ++r) t.devices.push_back({r, capacity, {}});
-  return t;
-}
-
 // An option of table `name` with one shard per entry of `perfs` (fwd_compute only).
 ShardingOption option(const std::string& name, ShardingType type, PartitionBy rule, std::vector<double> perfs,
                       std::int64_t hbm_per_shard = 1) {
@@ -47,7 +39,7 @@ TEST_CASE("optimize_plan moves shards off the bottleneck to the optimum", "[opti
                                           option("b", ShardingType::kTableWise, PartitionBy::kDevice, {3}),
                                           option("c", ShardingType::kTableWise, PartitionBy::kDevice, {2})};
   const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[1], {0}), placed(space[2], {0})};
-  const Topology t = topology(2, 2, kRoomy);
+  const Topology t = uniform_topology(2, 2, kRoomy);
   const auto result = optimizing::optimize_plan(plan, space, t, {});
   CHECK(result.improved);
   CHECK(result.perf_rating == 5);
@@ -61,7 +53,7 @@ TEST_CASE("optimize_plan respects capacities", "[optimizing]") {
                                     option("b", ShardingType::kTableWise, PartitionBy::kDevice, {4}),
                                     option("c", ShardingType::kTableWise, PartitionBy::kDevice, {4})};
   const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[1], {0}), placed(space[2], {0})};
-  Topology t = topology(2, 2, kRoomy);
+  Topology t = uniform_topology(2, 2, kRoomy);
   t.devices[1].storage = Storage{1, 1000};
   const auto result = optimizing::optimize_plan(plan, space, t, {});
   CHECK(result.perf_rating == 8);
@@ -74,7 +66,7 @@ TEST_CASE("optimize_plan changes a table's option when that lowers the bottlenec
                                           option("a", ShardingType::kRowWise, PartitionBy::kUniform, {3, 3}),
                                           option("b", ShardingType::kTableWise, PartitionBy::kDevice, {1})};
   const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[2], {1})};
-  const Topology t = topology(2, 2, kRoomy);
+  const Topology t = uniform_topology(2, 2, kRoomy);
   const auto result = optimizing::optimize_plan(plan, space, t, {});
   CHECK(result.improved);
   CHECK(result.options_changed == 1);
@@ -91,7 +83,7 @@ TEST_CASE("optimize_plan keeps host and uniform rules", "[optimizing]") {
                                           option("tw", ShardingType::kTableWise, PartitionBy::kDevice, {5})};
   const std::vector<ShardingOption> plan{placed(space[0], {0, 1}), placed(space[1], {0, 1, 2, 3}),
                                          placed(space[2], {0})};
-  const Topology t = topology(4, 2, kRoomy);
+  const Topology t = uniform_topology(4, 2, kRoomy);
   const auto result = optimizing::optimize_plan(plan, space, t, {});
   CHECK(result.perf_rating == 6);
   CHECK(plan_violation(result.plan, t) == "");
@@ -101,7 +93,7 @@ TEST_CASE("optimize_plan returns an optimal plan unchanged", "[optimizing]") {
   const std::vector<ShardingOption> space{option("a", ShardingType::kTableWise, PartitionBy::kDevice, {3}),
                                           option("b", ShardingType::kTableWise, PartitionBy::kDevice, {3})};
   const std::vector<ShardingOption> plan{placed(space[0], {0}), placed(space[1], {1})};
-  const auto result = optimizing::optimize_plan(plan, space, topology(2, 2, kRoomy), {});
+  const auto result = optimizing::optimize_plan(plan, space, uniform_topology(2, 2, kRoomy), {});
   CHECK_FALSE(result.improved);
   CHECK(result.perf_rating == 3);
   CHECK(*result.plan[0].shards[0].rank == 0);
@@ -109,13 +101,13 @@ TEST_CASE("optimize_plan returns an optimal plan unchanged", "[optimizing]") {
 }
 
 TEST_CASE("the plan checker rejects broken plans", "[optimizing]") {
-  const Topology t = topology(2, 2, Storage{2, 0});
+  const Topology t = uniform_topology(2, 2, Storage{2, 0});
   const ShardingOption rw = option("rw", ShardingType::kRowWise, PartitionBy::kUniform, {1, 1});
   CHECK(plan_violation({placed(rw, {0, 1})}, t) == "");
   CHECK(plan_violation({placed(rw, {1, 0})}, t) == "ebc.rw: uniform shard 0 on rank 1");
   const ShardingOption big = option("tw", ShardingType::kTableWise, PartitionBy::kDevice, {1}, 3);
   CHECK(plan_violation({placed(big, {1})}, t) == "rank 1 holds hbm 3 ddr 0 bytes over its capacity hbm 2 ddr 0");
-  const Topology hosts = topology(4, 2, kRoomy);
+  const Topology hosts = uniform_topology(4, 2, kRoomy);
   const ShardingOption twrw = option("twrw", ShardingType::kTableRowWise, PartitionBy::kHost, {1, 1});
   CHECK(plan_violation({placed(twrw, {2, 3})}, hosts) == "");
   const ShardingOption twcw = option("twcw", ShardingType::kTableColumnWise, PartitionBy::kHost, {1, 1});

@@ -63,4 +63,12 @@ std::string plan_violation(const std::vector<ShardingOption>& plan, const Topolo
   return "";
 }
 
+Topology uniform_topology(int world_size, int per_host, Storage capacity) {
+  Topology t;
+  t.world_size = world_size;
+  t.local_world_size = per_host;
+  for (int r = 0; r < world_size; ++r) t.devices.push_back({r, capacity, {}});
+  return t;
+}
+
 }  // namespace shardplan::testing

@@ -13,6 +13,9 @@
 
 namespace shardplan::testing {
 
+// `world_size` devices of `capacity` each, `per_host` to a host, ranks 0..n-1.
+Topology uniform_topology(int world_size, int per_host, Storage capacity);
+
 // The first rule `plan` breaks on `reserved` (shard ranks must be set), or "".
 std::string plan_violation(const std::vector<ShardingOption>& plan, const Topology& reserved);
 

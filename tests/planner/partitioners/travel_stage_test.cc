@@ -16,14 +16,6 @@
 namespace shardplan::testing {
 namespace {
 
-Topology travel_topology(int world_size, int per_host, Storage capacity) {
-  Topology t;
-  t.world_size = world_size;
-  t.local_world_size = per_host;
-  for (int r = 0; r < world_size; ++r) t.devices.push_back({r, capacity, {}});
-  return t;
-}
-
 ShardingOption travel_option(const std::string& name, ShardingType type, std::vector<double> perfs, Storage per_shard) {
   ShardingOption o;
   o.name = name;
@@ -65,7 +57,7 @@ TravelInstance travel_instance(std::uint64_t seed, int tables, int ranks) {
     hbm[static_cast<std::size_t>(t)] = 2 * (1 + static_cast<std::int64_t>(next() % 8));
     hbm_total += hbm[static_cast<std::size_t>(t)];
   }
-  in.topology = travel_topology(ranks, ranks / 2, Storage{hbm_total * 13 / 10 / ranks + 16, 1'000'000});
+  in.topology = uniform_topology(ranks, ranks / 2, Storage{hbm_total * 13 / 10 / ranks + 16, 1'000'000});
   std::vector<std::int64_t> used(static_cast<std::size_t>(ranks), 0);
   for (int t = 0; t < tables; ++t) {
     const std::string name = fmt::format("t{}", t);
