@@ -97,6 +97,21 @@ nlohmann::ordered_json plan_table_json(const ShardingOption& option, const Topol
                      std::move(shards));
 }
 
+// `"key": [a, b]` with the key at `field` and the numbers one per line two deeper,
+// as dump(2) lays out a shard's sizes and offsets.
+void append_pair_field(std::string& out, int field, std::string_view key, std::int64_t a, std::int64_t b) {
+  append_json_key(out, field, key);
+  out += "[\n";
+  append_spaces(out, field + 2);
+  append_json_int(out, a);
+  out += ",\n";
+  append_spaces(out, field + 2);
+  append_json_int(out, b);
+  out += "\n";
+  append_spaces(out, field);
+  out += ']';
+}
+
 // The tail every shard of `run` shares, from its "sizes" to the shard's closing
 // brace, as dump(2) writes it with the shard's brace at `indent`.
 std::string shard_run_tail(const ShardRun& run, int indent) {
@@ -111,16 +126,8 @@ std::string shard_run_tail(const ShardRun& run, int indent) {
     out += last ? "\n" : ",\n";
   };
   out += ",\n";
-  append_json_key(out, field, "sizes");
-  out += "[\n";
-  append_spaces(out, inner);
-  append_json_int(out, run.size[0]);
+  append_pair_field(out, field, "sizes", run.size[0], run.size[1]);
   out += ",\n";
-  append_spaces(out, inner);
-  append_json_int(out, run.size[1]);
-  out += "\n";
-  append_spaces(out, field);
-  out += "],\n";
   const Perf perf = run.perf.value_or(Perf{});  // perf_json's fields, "total" last
   append_json_key(out, field, "perf");
   out += "{\n";
@@ -152,7 +159,7 @@ void append_shards_text(std::string& out, const ShardingOption& option, const To
     out += "[]";
     return;
   }
-  const int shard_indent = indent + 2, field = indent + 4, inner = indent + 6;
+  const int shard_indent = indent + 2, field = indent + 4;
   const std::string device(to_string(topo.compute_device));
   out += "[\n";
   bool first = true;
@@ -171,16 +178,7 @@ void append_shards_text(std::string& out, const ShardingOption& option, const To
       append_json_key(out, field, "placement");
       append_json_string(out, placement_string(topo.compute_device, rank, topo.local_world_size));
       out += ",\n";
-      append_json_key(out, field, "offsets");
-      out += "[\n";
-      append_spaces(out, inner);
-      append_json_int(out, shard.offset[0]);
-      out += ",\n";
-      append_spaces(out, inner);
-      append_json_int(out, shard.offset[1]);
-      out += "\n";
-      append_spaces(out, field);
-      out += ']';
+      append_pair_field(out, field, "offsets", shard.offset[0], shard.offset[1]);
       out += tail;
     }
   }
