@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "planner/partitioners/optimizing/search_state.h"
+#include "planner/partitioners/plan_validity.h"
 #include "planner/refiners/option_repair.h"
 #include "planner/refiners/pair_repartition.h"
 #include "planner/refiners/target_search.h"
@@ -39,14 +40,6 @@ ShardingOption moves_option(const std::string& name, ShardingType type, Partitio
     o.shards.push_back(s);
   }
   return o;
-}
-
-Topology moves_topology(int world_size, int per_host, Storage capacity) {
-  Topology t;
-  t.world_size = world_size;
-  t.local_world_size = per_host;
-  for (int r = 0; r < world_size; ++r) t.devices.push_back({r, capacity, {}});
-  return t;
 }
 
 // A state over `options` (per table, its candidate options; they must outlive the state).
@@ -100,7 +93,7 @@ TEST_CASE("pair repartition: two shards for one where moves and swaps cannot hel
   // the 5 for the 3 gives 7 / 9, no other move or swap lowers 9; the 16 split as
   // {5, 3} / {2, 2, 2, 2} gives 8 / 8.
   const auto options = single_shard_tables({2, 2, 5, 2, 2, 3});
-  const Topology topology = moves_topology(2, 2, Storage{100, 0});
+  const Topology topology = uniform_topology(2, 2, Storage{100, 0});
   SearchState state = moves_state(topology, options);
   for (int t = 0; t < 6; ++t) state.place(t, 0, {t < 3 ? 0 : 1});
   std::int64_t work = 0;
@@ -116,7 +109,7 @@ TEST_CASE("pair repartition: capacity limits the split", "[refiners][pair]") {
   // shards, and none of {5, 2, 2} / {2, 2, 3}, {5, 2, 3} / {2, 2, 2}, {5, 2, 2} ...
   // has a larger side under 9 ({5, 3, x} is 10): no change, the state as it was.
   const auto options = single_shard_tables({2, 2, 5, 2, 2, 3});
-  const Topology topology = moves_topology(2, 2, Storage{3, 0});
+  const Topology topology = uniform_topology(2, 2, Storage{3, 0});
   SearchState state = moves_state(topology, options);
   for (int t = 0; t < 6; ++t) state.place(t, 0, {t < 3 ? 0 : 1});
   std::int64_t work = 0;
@@ -132,7 +125,7 @@ TEST_CASE("pair repartition: table_row_wise and uniform shards stay", "[refiners
   std::vector<std::vector<ShardingOption>> options = single_shard_tables({4, 1});
   options.push_back({moves_option("trw", ShardingType::kTableRowWise, PartitionBy::kHost, {3, 3})});
   options.push_back({moves_option("rw", ShardingType::kRowWise, PartitionBy::kUniform, {1, 1, 1, 1})});
-  const Topology topology = moves_topology(4, 2, Storage{100, 0});
+  const Topology topology = uniform_topology(4, 2, Storage{100, 0});
   SearchState state = moves_state(topology, options);
   state.place(0, 0, {0});  // rank 0: 4 + 3 + 1 = 8
   state.place(1, 0, {0});  // rank 0: 9
@@ -159,7 +152,7 @@ TEST_CASE("option change with repair: a table turned table_row_wise once a host 
   options.push_back({moves_option("x", ShardingType::kTableWise, PartitionBy::kDevice, {4})});
   options.push_back({moves_option("y", ShardingType::kTableWise, PartitionBy::kDevice, {4})});
   options.push_back({moves_option("z", ShardingType::kTableWise, PartitionBy::kDevice, {1})});
-  const Topology topology = moves_topology(4, 2, Storage{100, 0});
+  const Topology topology = uniform_topology(4, 2, Storage{100, 0});
   SearchState state = moves_state(topology, options);
   state.place(0, 0, {0});
   state.place(1, 0, {1});
@@ -179,7 +172,7 @@ TEST_CASE("option change with repair: the state as it was when nothing helps", "
   options.push_back({moves_option("a", ShardingType::kTableWise, PartitionBy::kDevice, {2}),
                      moves_option("a", ShardingType::kTableWise, PartitionBy::kDevice, {5})});
   options.push_back({moves_option("b", ShardingType::kTableWise, PartitionBy::kDevice, {1})});
-  const Topology topology = moves_topology(1, 1, Storage{100, 0});
+  const Topology topology = uniform_topology(1, 1, Storage{100, 0});
   SearchState state = moves_state(topology, options);
   state.place(0, 0, {0});
   state.place(1, 0, {0});
@@ -198,7 +191,7 @@ TEST_CASE("target search: a uniform table turned into a one-rank table", "[refin
                      moves_option("a", ShardingType::kTableWise, PartitionBy::kDevice, {2})});
   options.push_back({moves_option("b", ShardingType::kTableWise, PartitionBy::kDevice, {4})});
   options.push_back({moves_option("c", ShardingType::kTableWise, PartitionBy::kDevice, {4})});
-  const Topology topology = moves_topology(2, 2, Storage{100, 0});
+  const Topology topology = uniform_topology(2, 2, Storage{100, 0});
   SearchState state = moves_state(topology, options);
   state.place(0, 0, {0, 1});
   state.place(1, 0, {0});
@@ -220,7 +213,7 @@ TEST_CASE("target search: microsecond loads end by stagnation, not by the budget
   std::vector<double> perfs;
   for (int t = 0; t < 12; ++t) perfs.push_back(1e-3 * (1 + (t * 7) % 5) / 3.0);
   const auto options = single_shard_tables(perfs);
-  const Topology topology = moves_topology(4, 2, Storage{100, 0});
+  const Topology topology = uniform_topology(4, 2, Storage{100, 0});
   SearchState state = moves_state(topology, options);
   for (int t = 0; t < 12; ++t) state.place(t, 0, {t % 4});
   std::int64_t work = 0;
@@ -278,7 +271,7 @@ std::vector<std::vector<ShardingOption>> moves_instance(MovesTestRng& rng, Topol
     options.push_back(std::move(list));
   }
   const std::int64_t hbm = std::max<std::int64_t>(1, total * (1 + rng.below(3)) / 6);
-  topology = moves_topology(4, 2, Storage{hbm, 4 + rng.below(8)});
+  topology = uniform_topology(4, 2, Storage{hbm, 4 + rng.below(8)});
   return options;
 }
 
