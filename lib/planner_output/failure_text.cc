@@ -13,6 +13,8 @@ namespace shardplan {
 
 namespace {
 
+constexpr std::size_t kConstrainedTablesNamed = 10;
+
 std::string fit_option_name(ShardingType type, ComputeKernel kernel) {
   return fmt::format("{}/{}", name_of(kShardingTypeNames, type), name_of(kComputeKernelNames, kernel));
 }
@@ -130,8 +132,16 @@ std::vector<std::string> fix_list(const PlanRun& run, const PlanFailure& f) {
         "be placed (see the last partitioner error): try another partitioner (--partitioner), more devices "
         "(--world-size, now " +
         std::to_string(run.topology.world_size) + ")";
-    if (!f.constrained_tables.empty())
-      placement += ", or fewer constraints on " + join_text(f.constrained_tables, ", ");
+    if (!f.constrained_tables.empty()) {
+      // Named up to kConstrainedTablesNamed: a model of thousands of constrained
+      // tables would otherwise get a hint thousands of names long.
+      const std::size_t named = std::min(f.constrained_tables.size(), kConstrainedTablesNamed);
+      const std::vector<std::string> names(f.constrained_tables.begin(),
+                                           f.constrained_tables.begin() + static_cast<std::ptrdiff_t>(named));
+      placement += ", or fewer constraints on " + join_text(names, ", ");
+      if (f.constrained_tables.size() > named)
+        placement += fmt::format(" and {} more tables", f.constrained_tables.size() - named);
+    }
     fixes.push_back(placement);
   }
   const auto& reservation = run.result.reservation;

@@ -50,5 +50,27 @@ TEST_CASE("infeasible cases report the failing tables and the largest free rank"
   if (golden_cases().size() > 0) CHECK(seen == 2);
 }
 
+TEST_CASE("the placement hint names at most ten constrained tables, then how many more", "[planner][planner-failure]") {
+  PlanRun run;
+  run.topology.world_size = 8;
+  PlanFailure f;
+  f.error_type = PlannerErrorType::kPartition;
+  f.stage = FailureStage::kPlan;
+  f.has_fixes = true;
+  for (int t = 0; t < 25; ++t) f.constrained_tables.push_back("ebc.t" + std::to_string(t));
+  run.result.failure = f;
+  const std::vector<std::string> fixes = failure_fixes(run);
+  REQUIRE_FALSE(fixes.empty());
+  const std::string& hint = fixes.front();
+  CHECK(hint.find("fewer constraints on ebc.t0, ebc.t1,") != std::string::npos);
+  CHECK(hint.find("ebc.t9 and 15 more tables") != std::string::npos);
+  CHECK(hint.find("ebc.t10") == std::string::npos);
+  // Ten or fewer: all named, nothing more said.
+  run.result.failure->constrained_tables.resize(3);
+  const std::string few = failure_fixes(run).front();
+  CHECK(few.find("fewer constraints on ebc.t0, ebc.t1, ebc.t2") != std::string::npos);
+  CHECK(few.find("more tables") == std::string::npos);
+}
+
 }  // namespace
 }  // namespace shardplan::testing
