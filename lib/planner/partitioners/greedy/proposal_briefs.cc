@@ -67,7 +67,7 @@ void ProposalBriefs::read_all(const Proposal& proposal) {
 }
 
 // Option `id` at proposal index i: its brief, summary, side and sort key, and the
-// counts behind all_paths_known() and ranked().
+// counts behind all_paths_known() and the sort by unique keys (unranked_).
 void ProposalBriefs::remember(std::size_t i, OptionId id) {
   read_[i] = id;
   const PartitionOptionBrief& b = space_->brief(id);
