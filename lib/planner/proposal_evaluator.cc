@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <limits>
 
 #include <fmt/format.h>
@@ -87,7 +88,7 @@ void ProposalEvaluator::start_proposer(std::size_t index) {
 }
 
 Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, const Storage& needed,
-                                           PartitionWorkspace* workspace) const {
+                                           PartitionWorkspace* workspace, double keep_below) const {
   Evaluation out;
   // More storage than all devices together: no partitioner can place it, and the
   // loop needs only the verdict (the text of the last failure comes from plan()).
@@ -96,7 +97,10 @@ Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, const Stora
   out.ok = outcome.ok;
   if (out.ok) {
     out.rating = perf_model_.rate(space_, proposal, outcome.placement, constraint_.world_size);
-    out.placement = std::move(outcome.placement);
+    if (out.rating < keep_below)
+      out.placement = std::move(outcome.placement);
+    else if (workspace)
+      workspace->recycle(std::move(outcome.placement));
   }
   return out;
 }
@@ -110,13 +114,11 @@ void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
     if (plan_stop_requested(stop_)) return;
     WalkedStep& step = w.steps.emplace_back();
     tally.update(*proposal);
-    step.evaluation = evaluate_now(*proposal, tally.total_storage(), workspace);
+    step.evaluation = evaluate_now(*proposal, tally.total_storage(), workspace, best);
     step.key = tally.key();
     if (step.evaluation.ok && step.evaluation.rating < best) {
       best = step.evaluation.rating;
       step.kept_placement = true;
-    } else {
-      step.evaluation.placement = {};
     }
     if (step.evaluation.ok)
       proposer.feedback({true, &*proposal, step.evaluation.rating, &constraint_});
@@ -125,28 +127,48 @@ void ProposalEvaluator::walk(Walk& w, PartitionWorkspace* workspace) const {
   }
 }
 
-void ProposalEvaluator::evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known) {
+void ProposalEvaluator::evaluate_ahead(const Proposer& proposer, double best_rating,
+                                       const std::function<bool(const ProposalKey&)>& known) {
   // Enough work per thread start; each evaluated plan holds its placement until used.
   const std::size_t batch = kProposalsAheadPerThread * static_cast<std::size_t>(std::max(threads_, 1));
+  proposer.lookahead(batch, steps_);
   std::vector<Ahead> todo;
   std::vector<ProposalKey> keys;
   ProposalTally tally(keyer_, space_);
-  for (Proposal& next : proposer.lookahead(batch)) {
-    tally.update(next);
+  for (std::size_t step = 0; step < steps_.size(); ++step) {
+    if (step == 0) {
+      tally.update(steps_.first());
+    } else {
+      for (auto* c = steps_.changes_begin(step); c != steps_.changes_end(step); ++c) tally.change(c->table, c->option);
+    }
     const ProposalKey& k = tally.key();
     if (known(k) || ahead_.count(k) || std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
     keys.push_back(k);
-    todo.push_back(Ahead{std::move(next), tally.total_storage(), {}});
+    Ahead& ahead = todo.emplace_back();
+    ahead.step = step;
+    ahead.needed = tally.total_storage();
   }
-  // One lane per thread, each with its own workspace, taking the next proposal not
-  // yet taken (a lane that drew a placed proposal leaves the cheap ones to the
-  // others). Each verdict goes to its proposal's slot: the order is the proposer's.
+  // One lane per thread, each with its own workspace and copy of the proposal, taking
+  // the next proposal not yet taken (a lane that drew a placed proposal leaves the
+  // cheap ones to the others). Each verdict goes to its proposal's slot: the order is
+  // the proposer's. The best rating only falls, so a placement rated no better than
+  // it is now will never be asked for.
   const std::size_t lanes = std::min(todo.size(), static_cast<std::size_t>(std::max(threads_, 1)));
-  while (lane_workspaces_.size() < lanes) lane_workspaces_.push_back(partitioner_.make_workspace());
+  while (lanes_.size() < lanes) lanes_.push_back(Lane{partitioner_.make_workspace(), {}, 0});
+  for (Lane& lane : lanes_) lane.step = SIZE_MAX;
   std::atomic<std::size_t> next_todo{0};
-  parallelism_.parallel_for(lanes, threads_, [&](std::size_t lane) {
-    for (std::size_t i = next_todo.fetch_add(1); i < todo.size(); i = next_todo.fetch_add(1))
-      todo[i].evaluation = evaluate_now(todo[i].proposal, todo[i].needed, lane_workspaces_[lane].get());
+  parallelism_.parallel_for(lanes, threads_, [&](std::size_t l) {
+    Lane& lane = lanes_[l];
+    for (std::size_t i = next_todo.fetch_add(1); i < todo.size(); i = next_todo.fetch_add(1)) {
+      // Taken in increasing order: the lane's copy only walks forward.
+      if (lane.step == SIZE_MAX) {
+        lane.proposal = steps_.first();
+        lane.step = 0;
+      }
+      steps_.advance(lane.proposal, lane.step, todo[i].step);
+      lane.step = todo[i].step;
+      todo[i].evaluation = evaluate_now(lane.proposal, todo[i].needed, lane.workspace.get(), best_rating);
+    }
   });
   for (std::size_t i = 0; i < todo.size(); ++i) ahead_.emplace(keys[i], std::move(todo[i]));
 }
@@ -160,20 +182,26 @@ Evaluation ProposalEvaluator::evaluate(const Proposer& proposer, std::size_t ste
     // earlier rating of the walk has been seen by the loop already, so only such a
     // rating can beat the best. Re-evaluating is a safety net.
     if (done.evaluation.ok && done.evaluation.rating < best_rating && !done.kept_placement)
-      return evaluate_now(proposal, needed, workspace_.get());
+      return evaluate_now(proposal, needed, workspace_.get(), best_rating);
     return std::move(done.evaluation);
   }
   auto found = ahead_.find(key);
   if (found == ahead_.end() && threads_ > 1) {
-    evaluate_ahead(proposer, known);
+    evaluate_ahead(proposer, best_rating, known);
     found = ahead_.find(key);
   }
-  if (found != ahead_.end() && found->second.proposal == proposal) {
+  // Keys are digests of the options (a false match needs a 128-bit collision), as in
+  // the loop's own cache.
+  if (found != ahead_.end()) {
     Evaluation out = std::move(found->second.evaluation);
     ahead_.erase(found);
+    // Its placement was dropped when it was rated no better than the best then, which
+    // is never above the best now; re-evaluating is a safety net.
+    if (out.ok && out.rating < best_rating && out.placement.size() != proposal.size())
+      return evaluate_now(proposal, needed, workspace_.get(), best_rating);
     return out;
   }
-  return evaluate_now(proposal, needed, workspace_.get());
+  return evaluate_now(proposal, needed, workspace_.get(), best_rating);
 }
 
 std::string ProposalEvaluator::describe() const {

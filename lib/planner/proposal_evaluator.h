@@ -15,6 +15,7 @@
 #include "planner/parallelism.h"
 #include "planner/perf_model.h"
 #include "planner/plan_stop.h"
+#include "planner/proposal_steps.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/proposer.h"
 #include "planner/search_space.h"
@@ -67,15 +68,24 @@ class ProposalEvaluator {
     std::vector<WalkedStep> steps;
   };
   struct Ahead {
-    Proposal proposal;
-    Storage needed;  // its total storage
+    std::size_t step;  // in steps_
+    Storage needed;    // its total storage
     Evaluation evaluation;
   };
+  // A thread's copy of the proposal it evaluates, walked along steps_.
+  struct Lane {
+    std::unique_ptr<PartitionWorkspace> workspace;
+    Proposal proposal;
+    std::size_t step = 0;  // the step `proposal` holds; SIZE_MAX: none yet
+  };
 
-  // `needed` is the proposal's total storage (ProposalTally).
-  Evaluation evaluate_now(const Proposal& proposal, const Storage& needed, PartitionWorkspace* workspace) const;
+  // `needed` is the proposal's total storage (ProposalTally). The placement is kept
+  // only when the rating is below `keep_below`; otherwise it goes back to `workspace`.
+  Evaluation evaluate_now(const Proposal& proposal, const Storage& needed, PartitionWorkspace* workspace,
+                          double keep_below) const;
   void walk(Walk& walk, PartitionWorkspace* workspace) const;
-  void evaluate_ahead(const Proposer& proposer, const std::function<bool(const ProposalKey&)>& known);
+  void evaluate_ahead(const Proposer& proposer, double best_rating,
+                      const std::function<bool(const ProposalKey&)>& known);
 
   const Partitioner& partitioner_;
   bool partition_every_proposal_;  // also those needing more than capacity_
@@ -88,7 +98,8 @@ class ProposalEvaluator {
   const Parallelism& parallelism_;
   int threads_ = 1;                                                   // threads for evaluating single proposals ahead
   std::unique_ptr<PartitionWorkspace> workspace_;                     // the loop thread's
-  std::vector<std::unique_ptr<PartitionWorkspace>> lane_workspaces_;  // one per thread evaluating ahead
+  std::vector<Lane> lanes_;                                           // one per thread evaluating ahead
+  ProposalSteps steps_;                                               // the proposals of the last evaluate_ahead
   std::vector<Walk> walks_;  // per proposer; a proposer is null when not walked
   std::size_t first_walked_;
   std::future<void> walking_;  // the walks, on their own thread

@@ -416,6 +416,16 @@ struct PartitionOutcome {
 class PartitionWorkspace {
  public:
   virtual ~PartitionWorkspace() = default;
+  // A placement the caller no longer needs, handed back so that the next partition()
+  // can write into its buffers: a placement of a big proposal is hundreds of KiB, and
+  // allocating it afresh for each of tens of thousands of proposals cost page faults
+  // and cold caches (5 000 tables x 1 024 ranks, 2 threads).
+  void recycle(Placement&& placement) { spare_ = std::move(placement); }
+  // The recycled placement (empty, buffers kept), or a fresh one.
+  Placement take_spare() { return std::move(spare_); }
+
+ private:
+  Placement spare_;
 };
 
 // torchrec's Partitioner: assigns every shard of a proposal to a rank within the
@@ -474,6 +484,8 @@ struct ProposerFeedback {
 
 // A proposer: load() once with the search space, then alternate propose() /
 // feedback(). Proposals are ids into the search space.
+class ProposalSteps;  // proposal_steps.h
+
 class Proposer {
  public:
   virtual ~Proposer() = default;
@@ -487,10 +499,11 @@ class Proposer {
   virtual std::optional<Proposal> propose() = 0;
   // The verdict on the last proposal.
   virtual void feedback(const ProposerFeedback& feedback) = 0;
-  // Up to `n` proposals that propose() will return next (the current one first)
-  // when the verdicts do not change the sequence, only possibly end it early; the
-  // planner evaluates them ahead, in parallel. Empty when the proposer cannot tell.
-  virtual std::vector<Proposal> lookahead(std::size_t /*n*/) const { return {}; }
+  // Writes to `out` up to `n` proposals that propose() will return next (the current
+  // one first) when the verdicts do not change the sequence, only possibly end it
+  // early; the planner evaluates them ahead, in parallel. Leaves `out` empty when the
+  // proposer cannot tell.
+  virtual void lookahead(std::size_t /*n*/, ProposalSteps& /*out*/) const {}
   // An independent copy in the current state, which given the same verdicts
   // proposes exactly what this one will. nullptr when the proposer cannot be copied.
   virtual std::unique_ptr<Proposer> clone() const { return nullptr; }

@@ -130,7 +130,13 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   }
   PartitionOutcome outcome;
   Placement& placement = outcome.placement;
+  placement = ws.take_spare();
   placement.start(proposal.size());
+  // A failed proposal's placement goes back to the workspace.
+  auto fail = [&](const PartitionFailure& why) {
+    ws.recycle(std::move(placement));
+    return failure(why);
+  };
   for (const PartitionOptionBrief* b : briefs.briefs()) {
     if (b->partition_by == PartitionBy::kUniform && ranks_are_positions)
       placement.add_consecutive(static_cast<std::size_t>(b->num_shards), 0);
@@ -142,7 +148,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     std::iota(ws.slots.begin(), ws.slots.end(), 0);
     for (std::size_t i : briefs.uniform().uniform) {
       if (auto error = uniform_partition(briefs.brief(i).shard_list(), devices, ws.slots, placement.ranks_of(i)))
-        return failure(*error);
+        return fail(*error);
     }
   }
 
@@ -187,7 +193,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
       case PartitionBy::kUniform:
         break;
     }
-    if (error) return failure(*error);
+    if (error) return fail(*error);
   }
   outcome.ok = true;
   return outcome;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "planner/proposal_steps.h"
 #include "planner/proposers/proposer_util.h"
 
 namespace shardplan {
@@ -81,17 +82,18 @@ void GreedyProposer::feedback(const ProposerFeedback& feedback) {
     done_ = true;
 }
 
-std::vector<Proposal> GreedyProposer::lookahead(std::size_t n) const {
-  std::vector<Proposal> out;
-  if (done_) return out;
+void GreedyProposer::lookahead(std::size_t n, ProposalSteps& out) const {
+  out = ProposalSteps{};
+  if (done_ || n == 0) return;
   Walk walk = walk_;
+  out.start(walk.proposal);
   while (out.size() < n) {
-    out.push_back(proposal_of(walk));
     auto t = walk.next.best();
     if (!t) break;
     advance(walk, *t);
+    out.change(*t, walk.proposal[*t]);
+    out.end_proposal();
   }
-  return out;
 }
 
 }  // namespace shardplan

@@ -24,7 +24,7 @@ class GreedyProposer final : public Proposer {
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
   // The order of proposals depends on storage only; a verdict can only stop it early.
-  std::vector<Proposal> lookahead(std::size_t n) const override;
+  void lookahead(std::size_t n, ProposalSteps& out) const override;
   // Its state is plain values and option ids.
   std::unique_ptr<Proposer> clone() const override { return std::make_unique<GreedyProposer>(*this); }
 

@@ -1,5 +1,6 @@
 #include "planner/proposers/grid_search_proposer.h"
 
+#include "planner/proposal_steps.h"
 #include "planner/proposers/proposer_util.h"
 
 namespace shardplan {
@@ -40,19 +41,23 @@ void GridSearchProposer::feedback(const ProposerFeedback& /*feedback*/) {
 
 namespace shardplan {
 
-std::vector<Proposal> GridSearchProposer::lookahead(std::size_t n) const {
-  std::vector<Proposal> out;
+void GridSearchProposer::lookahead(std::size_t n, ProposalSteps& out) const {
+  out = ProposalSteps{};
+  if (index_ >= total_ || n == 0) return;
   std::vector<std::size_t> digits = digits_;
-  for (std::int64_t index = index_; index < total_ && out.size() < n; ++index) {
-    Proposal proposal(by_table_.size());
-    for (std::size_t t = 0; t < by_table_.size(); ++t) proposal[t] = by_table_[t][digits[t]];
-    out.push_back(std::move(proposal));
+  Proposal first(by_table_.size());
+  for (std::size_t t = 0; t < by_table_.size(); ++t) first[t] = by_table_[t][digits[t]];
+  out.start(std::move(first));
+  // The next combination, as the odometer's digits that turned.
+  for (std::int64_t index = index_ + 1; index < total_ && out.size() < n; ++index) {
     for (std::size_t t = by_table_.size(); t-- > 0;) {
-      if (++digits[t] < by_table_[t].size()) break;
-      digits[t] = 0;
+      const bool carry = ++digits[t] == by_table_[t].size();
+      if (carry) digits[t] = 0;
+      out.change(t, by_table_[t][digits[t]]);
+      if (!carry) break;
     }
+    out.end_proposal();
   }
-  return out;
 }
 
 }  // namespace shardplan

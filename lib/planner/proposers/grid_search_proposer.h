@@ -17,7 +17,7 @@ class GridSearchProposer final : public Proposer {
   std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
-  std::vector<Proposal> lookahead(std::size_t n) const override;
+  void lookahead(std::size_t n, ProposalSteps& out) const override;
 
   // How many proposals load() scheduled (0 when skipped).
   std::int64_t num_scheduled() const { return total_; }

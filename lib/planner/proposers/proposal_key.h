@@ -56,6 +56,13 @@ class ProposalTally {
   ProposalTally(const ProposalKeyer& keyer, const SearchSpace& space) : keyer_(keyer), space_(space) {}
   // Makes key() and total_storage() those of `proposal`.
   void update(const Proposal& proposal);
+  // Makes them those of the last proposal with table `table` on `option` (after an update()).
+  void change(std::size_t table, OptionId option) {
+    OptionId& was = last_[table];
+    add(was, true);
+    add(option, false);
+    was = option;
+  }
   const ProposalKey& key() const { return key_; }
   Storage total_storage() const { return {static_cast<std::int64_t>(hbm_), static_cast<std::int64_t>(ddr_)}; }
 

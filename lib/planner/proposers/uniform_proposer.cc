@@ -4,6 +4,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "planner/proposal_steps.h"
 #include "planner/proposers/proposer_util.h"
 
 namespace shardplan {
@@ -57,10 +58,12 @@ std::optional<Proposal> UniformProposer::propose() {
 
 void UniformProposer::feedback(const ProposerFeedback& /*feedback*/) { ++index_; }
 
-std::vector<Proposal> UniformProposer::lookahead(std::size_t n) const {
-  std::vector<Proposal> out;
-  for (std::size_t i = index_; i < proposals_.size() && out.size() < n; ++i) out.push_back(proposals_[i]);
-  return out;
+void UniformProposer::lookahead(std::size_t n, ProposalSteps& out) const {
+  out = ProposalSteps{};
+  if (index_ >= proposals_.size() || n == 0) return;
+  out.start(proposals_[index_]);
+  for (std::size_t i = index_ + 1; i < proposals_.size() && out.size() < n; ++i)
+    out.append(proposals_[i - 1], proposals_[i]);
 }
 
 }  // namespace shardplan

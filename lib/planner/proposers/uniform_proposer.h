@@ -15,7 +15,7 @@ class UniformProposer final : public Proposer {
   std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
-  std::vector<Proposal> lookahead(std::size_t n) const override;
+  void lookahead(std::size_t n, ProposalSteps& out) const override;
 
  private:
   bool use_depth_;

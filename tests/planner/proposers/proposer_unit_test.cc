@@ -1,5 +1,7 @@
 // Proposers on small hand-built search spaces.
 #include <catch2/catch.hpp>
+#include <functional>
+#include <memory>
 #include <random>
 #include <set>
 
@@ -10,6 +12,7 @@
 #include "planner/proposers/offload_scaleup_proposer.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/uniform_proposer.h"
+#include "planner/proposal_steps.h"
 #include "planner/search_space.h"
 
 namespace shardplan {
@@ -252,6 +255,72 @@ TEST_CASE("ProposalTally equals the key and total storage summed afresh", "[plan
   CHECK(steps > 1000);
   CHECK(jumps > 200);
   CHECK(resized > 100);
+}
+
+
+// The planner evaluates a proposer's lookahead ahead of the loop and takes a verdict
+// only for the proposal with the same key; a lookahead that drifted from what
+// propose() returns would only cost time, so nothing else would catch it. Each
+// proposer's steps, replayed, are checked here against what it then proposes, from
+// several points of its run, with the tally's keys alongside. Returns how many
+// proposals the proposer made in all.
+std::size_t check_lookahead_replays(const std::function<std::unique_ptr<Proposer>()>& make, SearchSpace& space,
+                                    std::size_t every, std::size_t n) {
+  const ProposalKeyer keyer(space);
+  const auto feedback = [](Proposer& p, const Proposal& proposal, std::size_t k) {
+    // Verdicts of every kind; none changes these proposers' sequences.
+    p.feedback({k % 3 != 0, &proposal, k % 3 != 0 ? std::optional<double>(1.0 + static_cast<double>(k)) : std::nullopt,
+                nullptr});
+  };
+  std::size_t total = 0;
+  for (std::size_t start = 0;; start += every) {
+    std::unique_ptr<Proposer> proposer = make();
+    REQUIRE_FALSE(proposer->load(space, nullptr));
+    std::size_t k = 0;
+    auto next = proposer->propose();
+    for (; next && k < start; next = proposer->propose(), ++k) feedback(*proposer, *next, k);
+    if (!next) return total;
+    ProposalSteps steps;
+    proposer->lookahead(n, steps);
+    ProposalTally tally(keyer, space);
+    Proposal replayed;
+    std::size_t i = 0;
+    for (; next && i < n; next = proposer->propose(), ++i, ++k) {
+      REQUIRE(i < steps.size());  // it said it knows n proposals, or all that are left
+      if (i == 0) {
+        replayed = steps.first();
+        tally.update(replayed);
+      } else {
+        steps.advance(replayed, i - 1, i);
+        for (auto* c = steps.changes_begin(i); c != steps.changes_end(i); ++c) tally.change(c->table, c->option);
+      }
+      REQUIRE(replayed == *next);
+      REQUIRE(tally.key() == keyer.key(*next));
+      feedback(*proposer, *next, k);
+    }
+    CHECK(i == steps.size());  // and no more than it proposes
+    for (; next; next = proposer->propose(), ++k) feedback(*proposer, *next, k);
+    total = k;
+  }
+}
+
+TEST_CASE("lookahead steps replay what propose() returns next", "[planner][proposer]") {
+  std::mt19937_64 rng(3737);
+  for (bool use_depth : {true, false}) {
+    SearchSpace space = tally_test_space(rng, 30, 6);
+    const std::size_t proposed =
+        check_lookahead_replays([&] { return std::make_unique<GreedyProposer>(use_depth); }, space, 17, 23);
+    CHECK(proposed > 100);  // 30 tables walked down 6 options each
+  }
+  // Odometer steps that carry over several digits included (5 options a table).
+  SearchSpace small = tally_test_space(rng, 4, 5);
+  CHECK(check_lookahead_replays([] { return std::make_unique<GridSearchProposer>(); }, small, 37, 60) == 625);
+  CHECK(check_lookahead_replays([] { return std::make_unique<UniformProposer>(); }, small, 1, 10) == 2);
+  UniformProposer uniform;
+  REQUIRE_FALSE(uniform.load(small, nullptr));
+  ProposalSteps none;
+  uniform.lookahead(0, none);
+  CHECK(none.size() == 0);
 }
 
 }  // namespace
