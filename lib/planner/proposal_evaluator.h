@@ -96,11 +96,11 @@ class ProposalEvaluator {
   Storage capacity_;  // all devices of constraint_ together
   const ProposalKeyer& keyer_;
   const Parallelism& parallelism_;
-  int threads_ = 1;                                                   // threads for evaluating single proposals ahead
-  std::unique_ptr<PartitionWorkspace> workspace_;                     // the loop thread's
-  std::vector<Lane> lanes_;                                           // one per thread evaluating ahead
-  ProposalSteps steps_;                                               // the proposals of the last evaluate_ahead
-  std::vector<Walk> walks_;  // per proposer; a proposer is null when not walked
+  int threads_ = 1;                                // threads for evaluating single proposals ahead
+  std::unique_ptr<PartitionWorkspace> workspace_;  // the loop thread's
+  std::vector<Lane> lanes_;                        // one per thread evaluating ahead
+  ProposalSteps steps_;                            // the proposals of the last evaluate_ahead
+  std::vector<Walk> walks_;                        // per proposer; a proposer is null when not walked
   std::size_t first_walked_;
   std::future<void> walking_;  // the walks, on their own thread
   Walk* current_walk_ = nullptr;

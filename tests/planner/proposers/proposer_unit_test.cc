@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "planner/proposal_steps.h"
 #include "planner/proposers/greedy_proposer.h"
 #include "planner/proposers/grid_search_proposer.h"
 #include "planner/proposers/offload_scaleup_proposer.h"
 #include "planner/proposers/proposal_key.h"
 #include "planner/proposers/uniform_proposer.h"
-#include "planner/proposal_steps.h"
 #include "planner/search_space.h"
 
 namespace shardplan {
@@ -256,7 +256,6 @@ TEST_CASE("ProposalTally equals the key and total storage summed afresh", "[plan
   CHECK(jumps > 200);
   CHECK(resized > 100);
 }
-
 
 // The planner evaluates a proposer's lookahead ahead of the loop and takes a verdict
 // only for the proposal with the same key; a lookahead that drifted from what
