@@ -143,6 +143,12 @@ void ProposalEvaluator::evaluate_ahead(const Proposer& proposer, double best_rat
     }
     const ProposalKey& k = tally.key();
     if (known(k) || ahead_.count(k) || std::find(keys.begin(), keys.end(), k) != keys.end()) continue;
+    // A proposal needing more storage than all devices together is answered here:
+    // most of a greedy proposer's are, and handing them to the lanes cost more.
+    if (!partition_every_proposal_ && !tally.total_storage().fits_in(capacity_)) {
+      ahead_.emplace(k, Ahead{step, tally.total_storage(), {}});
+      continue;
+    }
     keys.push_back(k);
     Ahead& ahead = todo.emplace_back();
     ahead.step = step;
