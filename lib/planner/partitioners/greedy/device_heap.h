@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <vector>
@@ -129,26 +130,35 @@ class DeviceHeap {
 
  private:
   static constexpr std::size_t kChunk = 8;
-  // A device's key, or kNone (position -1) for a slot without a device in the queue.
+  // A device's key, or kNone (position -1) for a slot without a device in the queue:
+  // (perf total, rank % local_world_size, rank) as one unsigned 128-bit number, so that
+  // a match is one comparison. The perf's bits are mapped to an unsigned order that
+  // agrees with the doubles' (-0 read as +0); a NaN total orders nothing in torchrec,
+  // and sorts last here.
   struct Key {
-    double perf;        // the device's perf total
-    std::uint64_t tie;  // rank % local_world_size, then rank
+    unsigned __int128 order;
     int position;
   };
-  static constexpr Key kNone{std::numeric_limits<double>::infinity(), ~std::uint64_t{0}, -1};
+  static constexpr Key kNone{~static_cast<unsigned __int128>(0), -1};
+  static std::uint64_t perf_order(double perf) {
+    if (perf == 0) perf = 0;  // -0 == +0
+    std::uint64_t bits;
+    std::memcpy(&bits, &perf, sizeof bits);
+    if (perf != perf) return ~std::uint64_t{0} - 1;  // below kNone's
+    return bits >> 63 ? ~bits : bits | (std::uint64_t{1} << 63);
+  }
   Key key_of(std::size_t position) const {
     const DeviceLoad& d = devices_[position];
     const auto rank = static_cast<std::uint64_t>(static_cast<std::uint32_t>(d.rank));
-    return {d.perf_total, (rank % local_world_size_) << 32 | rank, static_cast<int>(position)};
+    const std::uint64_t tie = (rank % local_world_size_) << 32 | rank;
+    return {static_cast<unsigned __int128>(perf_order(d.perf_total)) << 64 | tie, static_cast<int>(position)};
   }
   // The lesser key of two (a when equal). Written without branches: which of the two
   // wins is a coin toss to the branch predictor, and the matches run tens of millions
   // of times per plan.
   static const Key& lesser(const Key& a, const Key& b) {
-    const bool b_before = (b.perf < a.perf) | ((b.perf == a.perf) & (b.tie < a.tie));
-    const bool take_b = (a.position < 0) | ((b.position >= 0) & b_before);
     const Key* pair[2] = {&a, &b};
-    return *pair[take_b ? 1 : 0];
+    return *pair[b.order < a.order ? 1 : 0];
   }
   Key least_of_chunk(std::size_t chunk) const {
     const Key* k = &keys_[chunk * kChunk];

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -27,6 +28,15 @@ bool key_less(const DeviceLoad& a, const DeviceLoad& b, int lws) {
   return a.rank < b.rank;
 }
 
+// Perf totals for the heap test: few distinct values, so that ties on perf (decided
+// by rank) are common, with the doubles whose order the queue's integer keys must
+// keep: -0 equal to +0, negatives, the least subnormal, neighbours, infinity.
+double heap_test_perf(std::mt19937_64& rng) {
+  static const double values[] = {
+      -3.5, -0.0, 0.0, 4.9e-324, 1.0, 1.0000000000000002, 2.0, 1e300, std::numeric_limits<double>::infinity()};
+  return values[rng() % std::size(values)];
+}
+
 TEST_CASE("the device heap always tops the least device, through pops, pushes and updates",
           "[partitioner][structures]") {
   std::mt19937_64 rng(7);
@@ -36,7 +46,7 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
     const int lws = 1 + static_cast<int>(rng() % 8);
     std::vector<DeviceLoad> devices(static_cast<std::size_t>(world));
     // Few distinct perf values, so ties on perf (decided by rank) are common.
-    for (int d = 0; d < world; ++d) devices[static_cast<std::size_t>(d)] = {d, {}, {}, static_cast<double>(rng() % 4)};
+    for (int d = 0; d < world; ++d) devices[static_cast<std::size_t>(d)] = {d, {}, {}, heap_test_perf(rng)};
     DeviceHeap heap;
     heap.reset(devices, lws);
     std::vector<char> in(devices.size(), 1);
@@ -52,7 +62,8 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
       REQUIRE(heap.top() == *least);
       switch (rng() % 4) {
         case 0: {  // the top takes load
-          devices[static_cast<std::size_t>(*least)].perf_total += static_cast<double>(rng() % 3);
+          devices[static_cast<std::size_t>(*least)].perf_total =
+              std::max(devices[static_cast<std::size_t>(*least)].perf_total, heap_test_perf(rng));
           heap.update(*least);
           break;
         }
@@ -70,7 +81,7 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
         case 2: {  // a run of devices changes, re-seated later (a host-level step)
           const auto begin = static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(world));
           const std::size_t end = std::min(devices.size(), begin + 1 + static_cast<std::size_t>(rng() % 9));
-          for (std::size_t d = begin; d < end; ++d) devices[d].perf_total = static_cast<double>(rng() % 6);
+          for (std::size_t d = begin; d < end; ++d) devices[d].perf_total = heap_test_perf(rng);
           heap.defer_update(begin, end);
           heap.apply_deferred();
           break;
@@ -78,7 +89,7 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
         default: {  // any device in the heap changes (a host-level step)
           const int d = static_cast<int>(rng() % static_cast<std::uint64_t>(world));
           if (!in[static_cast<std::size_t>(d)]) break;
-          devices[static_cast<std::size_t>(d)].perf_total = static_cast<double>(rng() % 6);
+          devices[static_cast<std::size_t>(d)].perf_total = heap_test_perf(rng);
           heap.update(d);
         }
       }
