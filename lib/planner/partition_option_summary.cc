@@ -60,10 +60,16 @@ void assign_dense_ranks(std::vector<PartitionOptionSummary>& summaries) {
         [](PartitionOptionSummary& s) -> int& { return s.perf_rank; });
 }
 
-PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary) {
+void append_placement_runs(const ShardList& list, std::vector<PlacementRun>& out) {
+  for (const ShardRun& run : list.runs())
+    out.push_back({run.begin, run.count, run.storage.value_or(Storage{}), run.perf.value_or(Perf{})});
+}
+
+PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary,
+                              const PlacementRun* runs) {
   PartitionOptionBrief b;
   b.total_storage = summary.total_storage;
-  b.point_at(option.shards);
+  b.point_at(option.shards, runs);
   b.sharding_type = option.sharding_type;
   b.partition_by = option.partition_by;
   b.perf_homogeneous = summary.perf_homogeneous;

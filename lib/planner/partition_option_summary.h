@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "planner/types.h"
 
@@ -45,16 +46,31 @@ struct PartitionOptionSummary {
   int perf_rank = -1;
 };
 
+// A run of equal shards as the placement steps read it, one cache line: where it
+// starts in the option's shard list, how many shards, and each one's storage and
+// perf (absent values read as zero, as placement treats them). A ShardRun also
+// holds sizes, offsets and ranks, and lives with its option: reading those of
+// thousands of options per proposal from all over the heap stalled on memory
+// (5 000 tables x 1 024 ranks).
+struct alignas(64) PlacementRun {
+  std::int32_t begin = 0;
+  std::int32_t count = 0;
+  Storage storage;
+  Perf perf;
+};
+
+// Appends the placement runs of `list` to `out`.
+void append_placement_runs(const ShardList& list, std::vector<PlacementRun>& out);
+
 // The few figures partition() reads for EVERY option of every proposal, packed
 // apart from the options themselves: reading them from 5 000 scattered
 // ShardingOptions per proposal made cache misses most of the partitioning time.
 struct PartitionOptionBrief {
   Storage total_storage;              // PartitionOptionSummary::total_storage
   const ShardList* shards = nullptr;  // the option's shards (num_shards of them)
-  // shards->runs(), kept here too: the placement steps read the runs of thousands of
-  // options per proposal, and going through the ShardList cost a cache miss each.
-  // Valid while the list's runs are not changed (a SearchSpace's never are).
-  const ShardRun* runs = nullptr;
+  // The placement runs of *shards (append_placement_runs), packed by the SearchSpace
+  // with every other option's.
+  const PlacementRun* runs = nullptr;
   PartitionBy partition_by = PartitionBy::kDevice;
   ShardingType sharding_type = ShardingType::kTableWise;
   std::int32_t num_shards = 0;
@@ -65,11 +81,12 @@ struct PartitionOptionBrief {
   bool perf_homogeneous = false;  // PartitionOptionSummary::perf_homogeneous
 
   const ShardList& shard_list() const { return *shards; }
-  std::span<const ShardRun> shard_runs() const { return {runs, static_cast<std::size_t>(num_runs)}; }
-  // Points shards, runs, num_runs and num_shards at `list`.
-  void point_at(const ShardList& list) {
+  std::span<const PlacementRun> shard_runs() const { return {runs, static_cast<std::size_t>(num_runs)}; }
+  // Points shards, num_runs and num_shards at `list`, and runs at `list_runs`, its
+  // placement runs.
+  void point_at(const ShardList& list, const PlacementRun* list_runs) {
     shards = &list;
-    runs = list.runs().data();
+    runs = list_runs;
     num_runs = static_cast<std::int32_t>(list.runs().size());
     num_shards = static_cast<std::int32_t>(list.size());
   }
@@ -78,8 +95,9 @@ struct PartitionOptionBrief {
 // The summary of `option` (ranks left at -1) whose module path has id `path_id`.
 PartitionOptionSummary summarise(const ShardingOption& option, int path_id);
 
-// The packed brief of `option` with summary `summary`.
-PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary);
+// The packed brief of `option` with summary `summary`, its runs at `runs`.
+PartitionOptionBrief brief_of(const ShardingOption& option, const PartitionOptionSummary& summary,
+                              const PlacementRun* runs);
 
 // Sets storage_rank and perf_rank of every summary (perf ranks stay -1 when a
 // total is NaN: then no order exists for them to reproduce).

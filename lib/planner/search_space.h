@@ -83,6 +83,7 @@ class SearchSpace {
   std::deque<ShardingOption> derived_;  // a deque: adding never moves an option
   std::vector<PartitionOptionSummary> summaries_;
   std::vector<PartitionOptionBrief> briefs_;
+  std::vector<PlacementRun> placement_runs_;  // every option's, in id order; briefs_ point here
   std::vector<PerfColumn> perf_;
   std::vector<double> shard_perf_totals_;
   std::vector<std::vector<OptionId>> tables_;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/search_space.h"
@@ -35,6 +36,25 @@ std::vector<ShardingOption> sample() {
           option("a", ShardingType::kRowWise, ComputeKernel::kFused, {{30, 2}, {30, 2}, {20, 2}}),
           option("b", ShardingType::kRowWise, ComputeKernel::kFused, {{25, 1}, {25, 5}}, "other"),
           option("a", ShardingType::kTableWise, ComputeKernel::kFusedUvmCaching, {{100, 3}})};
+}
+
+// Every brief's placement runs against the option's own shard runs, shard by shard.
+void check_placement_runs(const SearchSpace& space) {
+  for (OptionId id = 0; id < space.size(); ++id) {
+    INFO("option " << id);
+    const ShardingOption& o = space[id];
+    const auto runs = space.brief(id).shard_runs();
+    REQUIRE(runs.size() == o.shards.runs().size());
+    std::size_t j = 0;
+    for (const PlacementRun& run : runs) {
+      REQUIRE(run.begin == static_cast<std::int32_t>(j));
+      for (std::int32_t k = 0; k < run.count; ++k, ++j) {
+        CHECK(run.storage == o.shards[j].storage.value_or(Storage{}));
+        CHECK(run.perf == o.shards[j].perf.value_or(Perf{}));
+      }
+    }
+    CHECK(j == o.shards.size());
+  }
 }
 
 }  // namespace
@@ -78,6 +98,7 @@ TEST_CASE("columns equal what the options themselves say", "[search_space]") {
     for (std::size_t j = 0; j < o.shards.size(); ++j)
       CHECK(totals[space.single_perf_total(id) ? 0 : j] == o.shards[j].perf->total());
   }
+  check_placement_runs(space);
   // Row-wise "a" repeats one perf total on every shard: stored once.
   CHECK(space.single_perf_total(2));
   CHECK_FALSE(space.single_perf_total(3));
@@ -111,6 +132,15 @@ TEST_CASE("a derived option gets the next id, its columns, and keeps earlier ids
   CHECK(space.add(promoted) == id);
   CHECK(space.add(space[2]) == 2);
   CHECK(space.size() == 6);
+  // Many more, past any room reserved for the enumerated options' runs: the briefs
+  // follow their runs wherever they move.
+  for (int k = 0; k < 300; ++k) {
+    ShardingOption more = space[2];
+    more.shards.update(static_cast<std::size_t>(k % 3), [k](Shard& s) { s.storage = Storage{1000 + k, k}; });
+    space.add(more);
+  }
+  CHECK(space.size() == 306);
+  check_placement_runs(space);
 }
 
 TEST_CASE("ids are the same for the same sequence of additions", "[search_space]") {

@@ -72,12 +72,7 @@ void prefetch_ahead(const ProposalBriefs& briefs, const std::vector<int>& order,
   if (k + kBriefAhead < order.size()) prefetch_line(&briefs.brief(static_cast<std::size_t>(order[k + kBriefAhead])));
   if (k + kRunsAhead < order.size()) {
     const PartitionOptionBrief& ahead = briefs.brief(static_cast<std::size_t>(order[k + kRunsAhead]));
-    if (ahead.num_runs > 0) {
-      // A run's storage and perf lie past its first 64 bytes.
-      const auto* run = reinterpret_cast<const char*>(ahead.runs);
-      prefetch_line(run);
-      prefetch_line(run + 64);
-    }
+    if (ahead.num_runs > 0) prefetch_line(ahead.runs);  // its first run, one line
   }
 }
 

@@ -84,9 +84,9 @@ StepError device_partition(OptionId id, const PartitionOptionBrief& brief, std::
   heap.apply_deferred();
   // Shard by shard in list order, read run by run: the shards of a run are equal
   // but for offsets, which placement does not read.
-  for (const ShardRun& run : brief.shard_runs()) {
-    const Storage needed = run.storage.value_or(Storage{});
-    const Perf perf = run.perf.value_or(Perf{});
+  for (const PlacementRun& run : brief.shard_runs()) {
+    const Storage needed = run.storage;
+    const Perf perf = run.perf;
     for (std::int32_t k = 0; k < run.count; ++k) {
       const auto j = static_cast<std::size_t>(run.begin + k);
       heap.unpark(needed, false);
@@ -132,16 +132,16 @@ StepError cohost_partition(OptionId id, const PartitionOptionBrief& brief, std::
       if (static_cast<std::size_t>(brief.num_shards) != host_devices.size())
         continue;  // a shard-count error: next host
       bool fits = true;
-      for (const ShardRun& run : brief.shard_runs()) {
-        const Storage needed = run.storage.value_or(Storage{});
+      for (const PlacementRun& run : brief.shard_runs()) {
+        const Storage& needed = run.storage;
         for (std::int32_t k = 0; k < run.count && fits; ++k)
           fits = needed.fits_in(host_devices[static_cast<std::size_t>(run.begin + k)].free);
         if (!fits) break;
       }
       if (!fits) continue;
-      for (const ShardRun& run : brief.shard_runs()) {
-        const Storage needed = run.storage.value_or(Storage{});
-        const Perf perf = run.perf.value_or(Perf{});
+      for (const PlacementRun& run : brief.shard_runs()) {
+        const Storage needed = run.storage;  // copies: the devices written below could alias
+        const Perf perf = run.perf;
         for (std::int32_t k = 0; k < run.count; ++k) {
           const auto i = static_cast<std::size_t>(run.begin + k);
           ranks[i] = host_devices[i].rank;

@@ -77,8 +77,10 @@ TEST_CASE("device_partition with parked devices chooses what torchrec's scan of 
         s.perf = p;
       }
       const ShardList list(shards);
+      std::vector<PlacementRun> runs;
+      append_placement_runs(list, runs);
       PartitionOptionBrief brief;
-      brief.point_at(list);
+      brief.point_at(list, runs.data());
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       std::vector<int> fast_ranks(shards.size(), -1), plain_ranks(shards.size(), -1);
       const StepError got = device_partition(static_cast<OptionId>(option), brief, fast, heap, fast_ranks, nullptr);
@@ -168,8 +170,10 @@ TEST_CASE("first_shard_misfit fails exactly where device_partition fails at the 
       s.storage = Storage{static_cast<std::int64_t>(rng() % 60), static_cast<std::int64_t>(rng() % 60)};
     ShardList shard_list;
     for (const Shard& s : shards) shard_list.push_back(s);
+    std::vector<PlacementRun> runs;
+    append_placement_runs(shard_list, runs);
     PartitionOptionBrief brief;
-    brief.point_at(shard_list);
+    brief.point_at(shard_list, runs.data());
     brief.num_shards = static_cast<std::int32_t>(shards.size());
     const OptionId id = static_cast<OptionId>(trial);
     const StepError quick = first_shard_misfit(id, brief, devices);
@@ -228,8 +232,10 @@ TEST_CASE("cohost_partition of table_row_wise options places what torchrec's tri
         total += *s.storage;
       }
       const ShardList list(shards);
+      std::vector<PlacementRun> runs;
+      append_placement_runs(list, runs);
       PartitionOptionBrief brief;
-      brief.point_at(list);
+      brief.point_at(list, runs.data());
       brief.num_shards = static_cast<std::int32_t>(shards.size());
       brief.sharding_type = ShardingType::kTableRowWise;
       brief.partition_by = PartitionBy::kHost;
