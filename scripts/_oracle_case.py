@@ -52,6 +52,8 @@ def capacities_of(config_path, stats):
     if topology.get("custom"):
         return None
     res = stats["reservation"]
+    if not res or not res.get("dense_storage") or not res.get("kjt_storage"):
+        return None
     world = int(stats["world_size"])
     local = int(topology.get("local_world_size") or 0) or world
     hbm = res["usable_hbm"] - res["dense_storage"]["hbm"] - res["kjt_storage"]["hbm"]
