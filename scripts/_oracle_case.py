@@ -52,8 +52,10 @@ def capacities_of(config_path, stats):
     if topology.get("custom"):
         return None
     res = stats["reservation"]
-    if not res or not res.get("dense_storage") or not res.get("kjt_storage"):
+    if not res or "usable_hbm" not in res:
         return None
+    zero = {"hbm": 0, "ddr": 0}  # fixed_percentage and inference reserve no dense/KJT storage
+    res = dict(res, dense_storage=res.get("dense_storage") or zero, kjt_storage=res.get("kjt_storage") or zero)
     world = int(stats["world_size"])
     local = int(topology.get("local_world_size") or 0) or world
     hbm = res["usable_hbm"] - res["dense_storage"]["hbm"] - res["kjt_storage"]["hbm"]
