@@ -12,11 +12,14 @@ packages=(g++ cmake make libcli11-dev libyaml-cpp-dev nlohmann-json3-dev libfmt-
 #   --for-fuzz   clang and its sanitizer and libFuzzer runtimes (scripts/test-sanitized,
 #                scripts/fuzz). libclang-rt-dev is only a recommendation of clang, so
 #                --no-install-recommends alone leaves -fsanitize unable to link.
+#   --for-mip    coinor-cbc, the exact MIP solver scripts/mip_oracle runs: an independent exact
+#                check of the optimizing partitioner (issue 30); used by that script only.
 for option in "$@"; do
   case "$option" in
     --for-tests) packages+=(chromium clang-format) ;;
     --for-fuzz) packages+=(clang libclang-rt-dev) ;;
-    *) echo "install-deps: unknown option '$option' (expected --for-tests or --for-fuzz)" >&2; exit 2 ;;
+    --for-mip) packages+=(coinor-cbc) ;;
+    *) echo "install-deps: unknown option '$option' (expected --for-tests, --for-fuzz or --for-mip)" >&2; exit 2 ;;
   esac
 done
 missing=()

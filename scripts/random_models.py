@@ -158,7 +158,7 @@ def make_constraint(rng, table, num_tables):
     return c
 
 
-def make_model(rng, index, num_tables):
+def make_model(rng, index, num_tables, constraint_share=0.6):
     model = {"name": f"random-{index}"}
     if maybe(rng, 0.5):
         model["batch_size"] = rng.choice([0, 1, 8, 128, 512, 512, 2048, 8192])
@@ -184,15 +184,15 @@ def make_model(rng, index, num_tables):
     constraints = {}
     for module in modules:
         for table in module["tables"]:
-            if maybe(rng, 0.6):
+            if maybe(rng, constraint_share):
                 constraints[table["name"]] = make_constraint(rng, table, num_tables)
     if constraints or maybe(rng, 0.5):
         model["constraints"] = constraints
     return model
 
 
-def make_topology(rng):
-    world = rng.choice(WORLD_SIZES)
+def make_topology(rng, world_sizes=None):
+    world = rng.choice(world_sizes or WORLD_SIZES)
     topology = {"world_size": world}
     roll = rng.random()
     if roll < 0.3:
@@ -272,11 +272,16 @@ def make_planner(rng, num_tables):
     return planner
 
 
-def make_case(seed, index):
-    """Case `index` of the sequence of `seed`, and whether to write it as YAML."""
+def make_case(seed, index, tables=None, world_sizes=None, constraint_share=0.6):
+    """Case `index` of the sequence of `seed`, and whether to write it as YAML. `tables`
+    (low, high) and `world_sizes` replace the default draws of the table count and world
+    size (bigger cases, e.g. for scripts/mip_oracle), `constraint_share` the share of tables
+    with constraints; with the defaults the cases are as before."""
     rng = random.Random(seed * 1_000_003 + index)
     num_tables = rng.choices([1, 2, 3, 4, 5, 6], weights=[3, 4, 4, 3, 2, 1])[0]
-    case = {"model": make_model(rng, index, num_tables), "topology": make_topology(rng),
+    if tables:
+        num_tables = random.Random(f"tables-{seed}-{index}").randint(*tables)
+    case = {"model": make_model(rng, index, num_tables, constraint_share), "topology": make_topology(rng, world_sizes),
             "planner": make_planner(rng, num_tables)}
     # EmbeddingOffloadScaleupProposer asserts cache_params on caching options:
     # mostly give them, so that the proposer gets to propose.
@@ -299,10 +304,17 @@ def main():
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--first", type=int, default=0, help="index of the first case")
     parser.add_argument("--out", required=True, help="directory for case-NNNNN.json / .yaml")
+    parser.add_argument("--tables", help="LOW-HIGH: tables per case (default: 1 to 6)")
+    parser.add_argument("--world-sizes", help="comma-separated world sizes to draw from (default: 1 to 256)")
+    parser.add_argument("--constraint-share", type=float, default=0.6,
+                        help="share of tables with constraints (default 0.6; lower it for many tables, "
+                             "whose random constraints otherwise often leave a table no option)")
     args = parser.parse_args()
+    tables = tuple(int(v) for v in args.tables.split("-")) if args.tables else None
+    worlds = [int(v) for v in args.world_sizes.split(",")] if args.world_sizes else None
     os.makedirs(args.out, exist_ok=True)
     for index in range(args.first, args.first + args.count):
-        case, as_yaml = make_case(args.seed, index)
+        case, as_yaml = make_case(args.seed, index, tables, worlds, args.constraint_share)
         path = os.path.join(args.out, f"case-{index:05d}.{'yaml' if as_yaml else 'json'}")
         with open(path, "w", encoding="utf-8") as out:
             json.dump(case, out, indent=1, sort_keys=False)

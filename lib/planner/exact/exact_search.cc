@@ -387,11 +387,22 @@ class BranchAndBound {
       if (!enter(lb)) return;
     }
     const auto j = static_cast<std::size_t>(s.order[k]);
+    // A shard identical to the one placed before it (same perf and storage: the
+    // shards of a column_wise option usually are) goes on a rank of that one's
+    // index or above: any plan is such a plan once identical shards trade ranks,
+    // so no plan is lost, and a group of m identical shards is no longer placed in
+    // its m! orders. Ranks skipped by the class rule below come after a kept rank
+    // of lower index, so exchanging the two keeps the group's order.
+    int first = lo;
+    if (k > 0) {
+      const auto prev = static_cast<std::size_t>(s.order[k - 1]);
+      if (s.perf[prev] == s.perf[j] && s.storage[prev] == s.storage[j]) first = cur_ranks_[i][prev];
+    }
     // Candidate ranks, least loaded first; of ranks in one class with the same
     // load and storage used, only the first (the others give the same subtrees).
     std::vector<int>& candidates = scratch_[depth_];  // sized in run(): never reallocated under a reference
-    candidates.resize(static_cast<std::size_t>(hi - lo));
-    std::iota(candidates.begin(), candidates.end(), lo);
+    candidates.resize(static_cast<std::size_t>(hi - first));
+    std::iota(candidates.begin(), candidates.end(), first);
     ++depth_;
     auto key = [&](int r) {
       const auto ru = static_cast<std::size_t>(r);

@@ -190,6 +190,57 @@ TEST_CASE("exact search: the enumeration's optimum on two hosts of two ranks", "
   for (int k = 0; k < 300; ++k) check_against_enumeration(random_bound_instance(rng, 3, 4, 2), k);
 }
 
+// Options whose shards are identical (same perf and storage), as column_wise ones
+// usually are, on ranks of distinct capacities (so the rank classes do not merge
+// them): the search places a group of identical shards in one order only.
+BoundInstance identical_shards_instance(std::mt19937_64& rng, int tables, int devices) {
+  BoundInstance inst;
+  std::vector<Storage> free;
+  for (int d = 0; d < devices; ++d) free.push_back({static_cast<std::int64_t>(6 + d + rng() % 6), 100});
+  inst.topology = bound_topology(free, 1);
+  for (int t = 0; t < tables; ++t) {
+    const std::string name = "t" + std::to_string(t);
+    const double perf = 1.0 + static_cast<double>(rng() % 5);
+    const ShardSpec shard{perf, {static_cast<std::int64_t>(1 + rng() % 3), 1}};
+    inst.options.push_back(bound_option(name, ShardingType::kColumnWise, std::vector<ShardSpec>(2 + rng() % 3, shard)));
+    inst.options.push_back(bound_option(name, ShardingType::kTableWise, {{perf * 2.5, {shard.storage.hbm * 2, 1}}}));
+  }
+  return inst;
+}
+
+TEST_CASE("exact search: identical shards, the enumeration's optimum", "[exact][brute]") {
+  std::mt19937_64 rng(4242);
+  for (int k = 0; k < 60; ++k) check_against_enumeration(identical_shards_instance(rng, 1 + k % 3, 3), k);
+}
+
+TEST_CASE("exact search: a group of identical shards is placed in one order only", "[exact]") {
+  // Three tables of three shards on five ranks of distinct capacities (five rank
+  // classes), searched to the end. With identical shards per table, each group is
+  // placed in one order; the same instance with the shards' perf apart by 1e-9 (so
+  // no two are identical, and every bound moves by at most 3e-9) searches them in
+  // every order: several times the nodes for the same optimum.
+  const Topology topo = bound_topology({{40, 100}, {41, 100}, {42, 100}, {43, 100}, {44, 100}}, 1);
+  auto search = [&](double apart) {
+    std::vector<ShardingOption> options;
+    int name = 0;
+    for (const double perf : {3.0, 5.0, 7.0})
+      options.push_back(bound_option("t" + std::to_string(name++), ShardingType::kColumnWise,
+                                     {{perf, {1, 1}}, {perf + apart, {1, 1}}, {perf + 2 * apart, {1, 1}}}));
+    const BoundInput in = bound_input(options, {}, topo);
+    exact::ExactOptions unlimited;
+    unlimited.work_budget = std::numeric_limits<std::int64_t>::max();
+    exact::ExactResult r = exact::exact_search(in, unlimited);
+    REQUIRE(r.complete);
+    CHECK(r.value == Approx(exhaustive_optimum(in)).epsilon(1e-8));
+    return r;
+  };
+  const exact::ExactResult identical = search(0.0);
+  const exact::ExactResult distinct = search(1e-9);
+  INFO("nodes: " << identical.nodes << " identical, " << distinct.nodes << " distinct");
+  CHECK(identical.value == Approx(distinct.value).epsilon(1e-8));
+  CHECK(identical.nodes * 3 < distinct.nodes);
+}
+
 TEST_CASE("exact search: a known plan is kept unless a strictly better one exists", "[exact]") {
   // Two ranks, tables of perf 3, 2, 2, 1 (table_wise, room for all): the best is
   // (3 + 1 | 2 + 2) = 4. Given a plan of 4, the search proves it optimal and keeps
