@@ -93,20 +93,15 @@ class RandomOptions {
   }
 
   std::int64_t odd_int() {
-    static const std::int64_t kOdd[] = {0, -1, 1, std::numeric_limits<std::int64_t>::max(),
-                                        std::numeric_limits<std::int64_t>::min(), 4096};
+    static const std::int64_t kOdd[] = {
+        0, -1, 1, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), 4096};
     return below(2) ? kOdd[below(std::size(kOdd))] : static_cast<std::int64_t>(rng_() >> below(64));
   }
 
   std::string name() {
-    static const std::string kOdd[] = {"",
-                                       "t_0",
-                                       "q\"uote",
-                                       "back\\slash",
-                                       "tab\tnew\nline\x01",
-                                       "caf\u00e9 \u2603 \U0001F600",
-                                       "\x7f",
-                                       "slash/and.dots"};
+    static const std::string kOdd[] = {
+        "",     "t_0",           "q\"uote", "back\\slash", "tab\tnew\nline\x01", "caf\u00e9 \u2603 \U0001F600",
+        "\x7f", "slash/and.dots"};
     std::string out = kOdd[below(std::size(kOdd))];
     if (below(5) == 0) out += std::string(300 + below(300), 'x');  // longer than every column
     return out;
@@ -116,7 +111,9 @@ class RandomOptions {
 };
 
 // What enumerate wrote before the pieces: the document, dumped.
-std::string document_dump(const std::vector<ShardingOption>& options) { return options_to_json(options).dump(2) + "\n"; }
+std::string document_dump(const std::vector<ShardingOption>& options) {
+  return options_to_json(options).dump(2) + "\n";
+}
 
 // What `enumerate --format text` wrote before the pieces: the table as one string.
 std::string table_as_one_string(const std::vector<ShardingOption>& options) {
@@ -160,7 +157,8 @@ struct Pieces {
 template <typename Write>
 Pieces pieces_of(Write write, const std::vector<ShardingOption>& options, std::size_t piece_bytes) {
   Pieces out;
-  write(options, [&out](std::string_view piece) { out.pieces.emplace_back(piece); }, piece_bytes);
+  write(
+      options, [&out](std::string_view piece) { out.pieces.emplace_back(piece); }, piece_bytes);
   return out;
 }
 
@@ -228,7 +226,8 @@ TEST_CASE("enumerate output in pieces: a name nlohmann refuses throws before the
   options.back().name = "bad\xff utf-8";
   CHECK_THROWS_AS(document_dump(options), nlohmann::json::exception);
   std::size_t pieces = 0;
-  CHECK_THROWS_AS(write_options_json(options, [&pieces](std::string_view) { ++pieces; }, 1),
+  CHECK_THROWS_AS(write_options_json(
+                      options, [&pieces](std::string_view) { ++pieces; }, 1),
                   nlohmann::json::exception);
   CHECK(pieces == 0);
 }
