@@ -39,8 +39,13 @@ int run(const EnumerateOptions& options) {
     std::cerr << "error: no sharding option: " << e.what() << "\n";
     return static_cast<int>(ExitCode::kNoFeasiblePlan);
   }
-  std::string text = *format == OptionsFormat::kJson ? options_to_json(found).dump(2) + "\n" : options_to_text(found);
-  write_output(options.output, text);
+  // Written in pieces: the text of a large model is many times the options it shows.
+  write_output_in_pieces(options.output, [&](const TextPieceSink& emit) {
+    if (*format == OptionsFormat::kJson)
+      write_options_json(found, emit);
+    else
+      write_options_text(found, emit);
+  });
   return static_cast<int>(ExitCode::kOk);
 }
 

@@ -26,6 +26,21 @@ void write_output(const std::string& path, const std::string& text) {
   write_file_atomically(path, text);
 }
 
+void write_output_in_pieces(const std::string& path,
+                            const std::function<void(const std::function<void(std::string_view)>&)>& produce) {
+  if (path.empty() || path == "-") {
+    produce([](std::string_view piece) {
+      if (!write_whole(STDOUT_FILENO, piece))
+        throw InputError(SourcePos{"stdout", 0, 0}, "",
+                         std::string("writing the plan failed: ") + std::strerror(errno));
+    });
+    return;
+  }
+  AtomicFileWriter file(path);
+  produce([&file](std::string_view piece) { file.write(piece); });
+  file.commit();
+}
+
 void check_one_stdin_input(const std::vector<std::string>& inputs) {
   if (std::count(inputs.begin(), inputs.end(), std::string("-")) > 1)
     throw InputError(SourcePos{}, "", "only one input can be read from stdin ('-'); name the others as files");

@@ -1,7 +1,9 @@
 // Where a subcommand's main output goes: stdout, or a file written atomically.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/phase_times.h"
@@ -10,6 +12,14 @@ namespace shardplan::app {
 
 // Writes `text` to stdout when `path` is empty or "-", else atomically to `path`.
 void write_output(const std::string& path, const std::string& text);
+
+// The same for a text made in pieces, too large to hold whole: produce(emit)
+// calls emit with consecutive pieces. A file gets them through its temporary
+// file, renamed into place once produce returns; when produce throws, the
+// temporary file is removed and nothing is left at `path`. Stdout gets each
+// piece as it comes.
+void write_output_in_pieces(const std::string& path,
+                            const std::function<void(const std::function<void(std::string_view)>&)>& produce);
 
 // An earlier run's output at `path` must not pass for a failed run's: a regular
 // file (or a symlink) there is removed. Devices and pipes (-o /dev/null), stdout

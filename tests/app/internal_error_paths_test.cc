@@ -30,6 +30,8 @@ const Allowed kAllowed[] = {
     {"OutOfMemoryError", "", "std::bad_alloc with its stage: main prints it, exit 4 (common/out_of_memory.h)"},
     {"std::bad_alloc", "", "the new-handler's, as operator new's own: main prints it, exit 4 (common/out_of_memory.h)"},
     {"std::logic_error", "pipeline schedule deadlocks", "a bug only: every schedule's task order is acyclic"},
+    {"std::logic_error", "AtomicFileWriter::",
+     "a bug only: its one user (app/output.cc) writes the pieces, then commits once; a failed write throws"},
     // Invariants the loader guarantees.
     {"std::logic_error", "unknown sharding type", "every ShardingType is handled in the switch above it"},
     {"std::runtime_error", "table '", "num_poolings / batch_sizes lengths are checked by the model reader"},

@@ -155,3 +155,64 @@ TEST_CASE("output: SIGTERM or SIGINT while the temporary file exists removes it,
     CHECK_FALSE(fs::exists(temp));
   }
 }
+
+TEST_CASE("output in pieces: the pieces make the file, which appears only at commit", "[output]") {
+  const fs::path dir = fresh_dir("atomic_pieces");
+  const fs::path file = dir / "options.json";
+  write_file_atomically(file.string(), "old");
+  {
+    AtomicFileWriter writer(file.string());
+    writer.write("first ");
+    writer.write("");
+    writer.write("second");
+    CHECK(testing::slurp(file.string()) == "old");  // the pieces are in the temporary file
+    CHECK(entries_in(dir) == 2);
+    writer.commit();
+  }
+  CHECK(testing::slurp(file.string()) == "first second");
+  CHECK(entries_in(dir) == 1);
+}
+
+TEST_CASE("output in pieces: abandoned before commit, nothing is left but what was there", "[output]") {
+  const fs::path dir = fresh_dir("atomic_pieces_abandoned");
+  const fs::path file = dir / "options.json";
+  write_file_atomically(file.string(), "old");
+  try {
+    AtomicFileWriter writer(file.string());
+    writer.write("half of it");
+    throw std::runtime_error("rendering failed half-way");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(testing::slurp(file.string()) == "old");
+  CHECK(entries_in(dir) == 1);
+  {
+    AtomicFileWriter writer((dir / "new.json").string());
+    writer.write("never committed");
+  }
+  CHECK(entries_in(dir) == 1);
+}
+
+TEST_CASE("output in pieces: a later piece that fails removes the temporary file", "[output]") {
+  const fs::path dir = fresh_dir("atomic_pieces_fail");
+  const fs::path file = dir / "options.json";
+  // The first piece fits the 8-byte file size limit, the second does not.
+  const int status = status_of_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {
+      8, 8
+    };
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      AtomicFileWriter writer(file.string());
+      writer.write("1234");
+      writer.write("56789012");
+      writer.commit();
+    } catch (const InputError& e) {
+      ::_exit(std::string(e.what()).find("writing the output file failed") != std::string::npos ? 7 : 8);
+    }
+    ::_exit(9);
+  });
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+  CHECK(entries_in(dir) == 0);
+}
