@@ -19,12 +19,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <span>
 #include <vector>
 
 #include "planner/partitioners/greedy/device_load.h"
+#include "planner/partitioners/greedy/double_order.h"
 
 namespace shardplan {
 
@@ -136,22 +136,15 @@ class DeviceHeap {
   // agrees with the doubles' (-0 read as +0); a NaN total orders nothing in torchrec,
   // and sorts last here.
   struct Key {
-    unsigned __int128 order;
+    OrderKey order;
     int position;
   };
-  static constexpr Key kNone{~static_cast<unsigned __int128>(0), -1};
-  static std::uint64_t perf_order(double perf) {
-    if (perf == 0) perf = 0;  // -0 == +0
-    std::uint64_t bits;
-    std::memcpy(&bits, &perf, sizeof bits);
-    if (perf != perf) return ~std::uint64_t{0} - 1;  // below kNone's
-    return bits >> 63 ? ~bits : bits | (std::uint64_t{1} << 63);
-  }
+  static constexpr Key kNone{~static_cast<OrderKey>(0), -1};
   Key key_of(std::size_t position) const {
     const DeviceLoad& d = devices_[position];
     const auto rank = static_cast<std::uint64_t>(static_cast<std::uint32_t>(d.rank));
     const std::uint64_t tie = (rank % local_world_size_) << 32 | rank;
-    return {static_cast<unsigned __int128>(perf_order(d.perf_total)) << 64 | tie, static_cast<int>(position)};
+    return {order_key(d.perf_total, tie), static_cast<int>(position)};
   }
   // The lesser key of two (a when equal). Written without branches: which of the two
   // wins is a coin toss to the branch predictor, and the matches run tens of millions
