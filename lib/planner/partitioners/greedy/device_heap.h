@@ -23,6 +23,7 @@
 #include <span>
 #include <vector>
 
+#include "config/limits.h"
 #include "planner/partitioners/greedy/device_load.h"
 #include "planner/partitioners/greedy/double_order.h"
 
@@ -51,7 +52,7 @@ class DeviceHeap {
     deferred_flag_.assign(chunks, 0);
   }
   bool empty() const { return size_ == 0; }
-  int top() const { return tree_[1].position; }
+  int top() const { return position_of(tree_[1]); }
   // Takes the top out (torchrec's heappop of a device that cannot hold a shard).
   void pop() {
     const auto out = static_cast<std::size_t>(top());
@@ -130,34 +131,35 @@ class DeviceHeap {
 
  private:
   static constexpr std::size_t kChunk = 8;
-  // A device's key, or kNone (position -1) for a slot without a device in the queue:
-  // (perf total, rank % local_world_size, rank) as one unsigned 128-bit number, so that
-  // a match is one comparison. The perf's bits are mapped to an unsigned order that
-  // agrees with the doubles' (-0 read as +0); a NaN total orders nothing in torchrec,
-  // and sorts last here.
-  struct Key {
-    OrderKey order;
-    int position;
-  };
-  static constexpr Key kNone{~static_cast<OrderKey>(0), -1};
+  // A device's key, or kNone for a slot without a device in the queue: (perf total,
+  // rank % local_world_size, rank) as one unsigned 128-bit number, so that a match is
+  // one comparison, with the device's position in its lowest bits (ranks and
+  // positions are below kMaxWorldSize, so the three fit in 64 bits). The perf's bits
+  // are mapped to an unsigned order that agrees with the doubles' (-0 read as +0); a
+  // NaN total orders nothing in torchrec, and sorts last here.
+  using Key = OrderKey;
+  static constexpr int kFieldBits = 20;
+  static_assert(kMaxWorldSize <= (std::int64_t{1} << kFieldBits));
+  static constexpr std::uint64_t kFieldMask = (std::uint64_t{1} << kFieldBits) - 1;
+  static constexpr Key kNone = ~static_cast<Key>(0);
+  static int position_of(Key key) {
+    return key == kNone ? -1 : static_cast<int>(static_cast<std::uint64_t>(key) & kFieldMask);
+  }
   Key key_of(std::size_t position) const {
     const DeviceLoad& d = devices_[position];
     const auto rank = static_cast<std::uint64_t>(static_cast<std::uint32_t>(d.rank));
-    const std::uint64_t tie = (rank % local_world_size_) << 32 | rank;
-    return {order_key(d.perf_total, tie), static_cast<int>(position)};
+    const std::uint64_t tie =
+        (rank % local_world_size_) << (2 * kFieldBits) | rank << kFieldBits | static_cast<std::uint64_t>(position);
+    return order_key(d.perf_total, tie);
   }
-  // The lesser key of two (a when equal). Written without branches: which of the two
-  // wins is a coin toss to the branch predictor, and the matches run tens of millions
-  // of times per plan.
-  static const Key& lesser(const Key& a, const Key& b) {
-    const Key* pair[2] = {&a, &b};
-    return *pair[b.order < a.order ? 1 : 0];
-  }
+  // The lesser key of two. Written without branches: which of the two wins is a coin
+  // toss to the branch predictor, and the matches run tens of millions of times per plan.
+  static Key lesser(Key a, Key b) { return b < a ? b : a; }
   Key least_of_chunk(std::size_t chunk) const {
     const Key* k = &keys_[chunk * kChunk];
     static_assert(kChunk == 8);
-    const Key& a = lesser(lesser(k[0], k[1]), lesser(k[2], k[3]));
-    const Key& b = lesser(lesser(k[4], k[5]), lesser(k[6], k[7]));
+    const Key a = lesser(lesser(k[0], k[1]), lesser(k[2], k[3]));
+    const Key b = lesser(lesser(k[4], k[5]), lesser(k[6], k[7]));
     return lesser(a, b);
   }
   // Recomputes a chunk's leaf and the matches above it.

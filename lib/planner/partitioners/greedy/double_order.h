@@ -22,8 +22,6 @@ inline std::uint64_t double_order(double x) {
 }
 
 // The key of (x, tie): ordered by x, then by tie.
-inline OrderKey order_key(double x, std::uint64_t tie) {
-  return static_cast<OrderKey>(double_order(x)) << 64 | tie;
-}
+inline OrderKey order_key(double x, std::uint64_t tie) { return static_cast<OrderKey>(double_order(x)) << 64 | tie; }
 
 }  // namespace shardplan

@@ -46,7 +46,13 @@ TEST_CASE("the device heap always tops the least device, through pops, pushes an
     const int lws = 1 + static_cast<int>(rng() % 8);
     std::vector<DeviceLoad> devices(static_cast<std::size_t>(world));
     // Few distinct perf values, so ties on perf (decided by rank) are common.
-    for (int d = 0; d < world; ++d) devices[static_cast<std::size_t>(d)] = {d, {}, {}, heap_test_perf(rng)};
+    // Ranks in position order, or (a third of the trials) shuffled: the queue keys on
+    // ranks and answers positions.
+    std::vector<int> ranks(static_cast<std::size_t>(world));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    if (trial % 3 == 2) std::shuffle(ranks.begin(), ranks.end(), rng);
+    for (int d = 0; d < world; ++d)
+      devices[static_cast<std::size_t>(d)] = {ranks[static_cast<std::size_t>(d)], {}, {}, heap_test_perf(rng)};
     DeviceHeap heap;
     heap.reset(devices, lws);
     std::vector<char> in(devices.size(), 1);
