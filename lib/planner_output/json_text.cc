@@ -93,4 +93,17 @@ void append_reindented_json(std::string& out, std::string_view compact, int inde
   }
 }
 
+void append_json_int_pair(std::string& out, int indent, std::string_view first_key, std::int64_t first,
+                          std::string_view second_key, std::int64_t second) {
+  out += "{\n";
+  append_json_key(out, indent + 2, first_key);
+  append_json_int(out, first);
+  out += ",\n";
+  append_json_key(out, indent + 2, second_key);
+  append_json_int(out, second);
+  out += '\n';
+  append_spaces(out, indent);
+  out += '}';
+}
+
 }  // namespace shardplan

@@ -25,6 +25,12 @@ void append_json_string(std::string& out, std::string_view text);
 // `"key": ` at `indent` spaces.
 void append_json_key(std::string& out, int indent, std::string_view key);
 
+// A two-field object of integers, `{"first": a, "second": b}`, opening where `out`
+// ends and closing at `indent` spaces (a storage's hbm and ddr, in the order the
+// output keeps them).
+void append_json_int_pair(std::string& out, int indent, std::string_view first_key, std::int64_t first,
+                          std::string_view second_key, std::int64_t second);
+
 // Appends nlohmann's dump(2) of the value whose compact dump() is `compact`, as it
 // reads `indent` spaces deep inside a larger dump(2) (lines after the first move
 // right by `indent`). `compact` must be nlohmann's own compact output: then no

@@ -110,15 +110,7 @@ void append_options_int_array(std::string& out, const auto& values, int indent) 
 
 // {"ddr", "hbm"} (sorted keys) at `indent` spaces.
 void append_options_storage(std::string& out, const Storage& storage, int indent) {
-  out += "{\n";
-  append_json_key(out, indent + 2, "ddr");
-  append_json_int(out, storage.ddr);
-  out += ",\n";
-  append_json_key(out, indent + 2, "hbm");
-  append_json_int(out, storage.hbm);
-  out += '\n';
-  append_spaces(out, indent);
-  out += '}';
+  append_json_int_pair(out, indent, "ddr", storage.ddr, "hbm", storage.hbm);
 }
 
 // A shard's perf without "total", sorted keys, at `indent` spaces.

@@ -235,15 +235,7 @@ void append_plan_table_text(std::string& out, const ShardingOption& option, cons
   name_or_null(option.output_dtype);
   const Storage total = option.total_storage();
   next("total_storage");
-  out += "{\n";
-  append_json_key(out, field + 2, "hbm");
-  append_json_int(out, total.hbm);
-  out += ",\n";
-  append_json_key(out, field + 2, "ddr");
-  append_json_int(out, total.ddr);
-  out += "\n";
-  append_spaces(out, field);
-  out += '}';
+  append_json_int_pair(out, field, "hbm", total.hbm, "ddr", total.ddr);
   next("total_perf");
   append_json_double(out, option.total_perf());
   next("shards");
