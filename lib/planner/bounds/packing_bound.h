@@ -72,7 +72,8 @@ struct PackingInstance {
 PackingInstance packing_instance(const BoundInput& input);
 
 // Whether the counts at (target, threshold) prove every plan's max-rank perf
-// >= target (the sum over tables of the least option count > ranks (1 + 1e-9)).
+// >= target: the sum over tables of the least option count > ranks (1 + 1e-9),
+// where that fails again with forced options ruled out as above.
 // `work` is raised by the shards visited.
 bool packing_excludes(const PackingInstance& instance, double target, double threshold, std::int64_t& work);
 

@@ -85,6 +85,32 @@ TEST_CASE("packing: a small shard counts nothing", "[bound][packing]") {
   CHECK_FALSE(packing_excludes(packing_instance(in), 7.0, 4.0, work));
 }
 
+TEST_CASE("packing: a forced option spread over every rank is ruled out first", "[bound][packing]") {
+  // Three ranks; tables of 4, 4, 4 (table_wise) and two of 2 (table_wise) or 1.8 on
+  // every rank (row_wise). The optimum is 6 (two 2s beside two 4s; a row_wise choice
+  // puts 5.8 on every rank and the other small table on top). At T = 6 with a = 2 the
+  // 4s count 1 each, a 2 counts 2 / 6, but the row_wise shards are small: the small
+  // tables' least is 0 and 3 is not above 3 ranks. Ruled out: with 1.8 on every rank,
+  // the other tables count above 3 at T2 = 4.2 (a = 1.8: the 4s 1 each, the other
+  // small table at least 2 / 4.2), so a row_wise plan reaches 6. Then 3 + 2 / 3 > 3.
+  // Without it the bound stops at 5.8 (a = 1.8: 4 + 1.8).
+  const Topology topo = bound_topology({{100, 0}, {100, 0}, {100, 0}}, 1);
+  std::vector<ShardingOption> options = table_wise_tables({4, 4, 4});
+  for (const char* t : {"s1", "s2"}) {
+    options.push_back(bound_option(t, ShardingType::kTableWise, {{2, {1, 0}}}));
+    options.push_back(bound_option(t, ShardingType::kRowWise, {{1.8, {1, 0}}, {1.8, {1, 0}}, {1.8, {1, 0}}}));
+  }
+  const BoundInput in = bound_input(options, {}, topo);
+  CHECK(brute_force_optimum(in) == 6.0);
+  CHECK(compute_lower_bound(in).value < 5.8);
+  CHECK(packing_of(in) == 6.0);
+  // No forced floors: the same counts prove only 5.8.
+  PackingInstance plain = packing_instance(in);
+  for (auto& table : plain.tables)
+    for (PackingOption& option : table) option.forced_floor = 0;
+  CHECK(packing_bound(plain, kPackingTestCeiling) == 4.0 + 1.8);
+}
+
 TEST_CASE("packing: a table counts its least option", "[bound][packing]") {
   // Two ranks; a table with a 4 (table_wise) or two 2s (column_wise), and a table
   // of 4. The optimum is 4 (the 4s apart, or the 2s together beside the other 4).
