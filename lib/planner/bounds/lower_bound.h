@@ -35,10 +35,11 @@ enum class BoundKind {
   kMemoryWork,           // average work when the cheap options do not fit in total memory
   kShardLimitedWork,     // average work when options whose own load exceeds the level are ruled out
   kHostLocalWork,        // what must land on the k-th device of the hosts, spread over the hosts
+  kPacking,              // shards counted as whole ranks or shares (packing_bound.h): only under --partitioner optimizing
   kBranchAndBound,       // the exact search's (planner/exact): only under --partitioner optimizing
 };
 
-inline constexpr NameTable<BoundKind, 8> kBoundKindNames{{
+inline constexpr NameTable<BoundKind, 9> kBoundKindNames{{
     {BoundKind::kAverageWork, "average_work", "sum over tables of the least total perf of an option, / ranks"},
     {BoundKind::kLargestShard, "largest_shard", "max over tables of the least largest-shard perf of an option"},
     {BoundKind::kForcedLoad, "forced_load", "max over ranks of the perf uniform options must put there"},
@@ -51,6 +52,9 @@ inline constexpr NameTable<BoundKind, 8> kBoundKindNames{{
      "and no more tables than ranks must have a shard above T/2"},
     {BoundKind::kHostLocalWork, "host_local_work",
      "max over local device indices k of the perf options must put on some host's k-th device, / hosts"},
+    {BoundKind::kPacking, "packing",
+     "largest T such that, counting a shard as one rank when it and a threshold a sum to >= T, as perf / T when "
+     "smaller but >= a, else 0, the tables' least counts sum above the ranks (--partitioner optimizing, small instances)"},
     {BoundKind::kBranchAndBound, "branch_and_bound",
      "the least max-rank perf an exact search over every option and placement leaves possible "
      "(--partitioner optimizing, small instances)"},

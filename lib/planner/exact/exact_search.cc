@@ -491,6 +491,8 @@ bool small_enough(const BoundInput& input) {
 
 }  // namespace
 
+bool exact_searchable(const BoundInput& input) { return small_enough(input); }
+
 ExactResult exact_search(const BoundInput& input, const ExactOptions& options) {
   if (!small_enough(input)) {
     ExactResult out;

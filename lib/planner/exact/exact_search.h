@@ -65,6 +65,9 @@ struct ExactResult {
   bool found_better() const { return !options.empty(); }
 };
 
+// Whether `input` is small enough to search (kMaxDecisions, kMaxRanks); cheap.
+bool exact_searchable(const BoundInput& input);
+
 // Searches `input` (tables and their candidate options, reserved capacities).
 ExactResult exact_search(const BoundInput& input, const ExactOptions& options);
 

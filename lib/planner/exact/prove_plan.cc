@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "planner/bounds/packing_bound.h"
 #include "planner/exact/exact_search.h"
 #include "planner/partitioners/optimizing/optimize_plan.h"
 
@@ -30,6 +31,22 @@ ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
     return out;
   }
   const BoundInput input = bound_input(search_space, plan, reserved);
+  // The packing bound (packing_bound.h), on the instances the exact search would
+  // search: where it meets the plan, the plan is proven optimal and no search is needed.
+  if (exact_searchable(input)) {
+    const double packing = std::min(packing_bound(packing_instance(input), perf_rating), perf_rating);
+    bound.bounds.push_back({BoundKind::kPacking, packing});
+    if (packing > bound.value) {
+      bound.value = packing;
+      bound.binding = BoundKind::kPacking;
+    }
+    if (perf_rating <= bound.value) {
+      facts.complete = true;
+      out.summary = "exact search (not needed: the packing bound meets the plan)";
+      bound.exact = facts;
+      return out;
+    }
+  }
   ExactOptions options;
   options.incumbent = perf_rating;
   options.floor = bound.value;

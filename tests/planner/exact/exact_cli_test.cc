@@ -71,5 +71,27 @@ TEST_CASE("exact search: the same plan at --threads 1 and 2", "[exact][app]") {
   }
 }
 
+TEST_CASE("packing: balance modules proven optimal without a search, greedy unchanged", "[exact][app][packing]") {
+  // Seven large one-rank tables and three small ones on eight ranks: some rank holds
+  // a large and a small one, and the packing bound (packing_bound.h) counts 7 + 3 x
+  // 0.36 ranks below that sum: the bound is the plan's rating, and no search runs.
+  const auto dir = cases_dir();
+  if (!dir) return;
+  const std::string args = "plan --config " + *dir + "/case-partitioner-balance-modules-ws8.json --stats json";
+  const RunResult r = run_shardplan(args + " --partitioner optimizing --time-budget 60 --timings");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json summary = nlohmann::json::parse(r.out).at("summary");
+  const nlohmann::json& bound = summary.at("lower_bound");
+  CHECK(bound.at("binding") == "packing");
+  CHECK(bound.at("value").get<double>() == summary.at("perf_rating").get<double>());
+  CHECK(bound.at("optimal") == true);
+  CHECK_FALSE(bound.at("bounds").contains("branch_and_bound"));
+  CHECK(r.err.find("exact search (not needed: the packing bound meets the plan)") != std::string::npos);
+  // The default partitioner computes no packing bound.
+  const RunResult greedy = run_shardplan(args);
+  REQUIRE(greedy.exit_code == 0);
+  CHECK_FALSE(nlohmann::json::parse(greedy.out).at("summary").at("lower_bound").at("bounds").contains("packing"));
+}
+
 }  // namespace
 }  // namespace shardplan::testing
