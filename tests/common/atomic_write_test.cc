@@ -96,6 +96,26 @@ int status_of_child(Body body) {
   return status;
 }
 
+// Runs `write` in a child limited to files of `limit_bytes` (SIGXFSZ ignored, so a
+// write past it fails with EFBIG): the exit status is 7 when it threw the output
+// error, 8 for another InputError, 9 when it did not throw.
+template <typename Write>
+int status_of_limited_write(rlim_t limit_bytes, Write write) {
+  return status_of_child([&] {
+    ::signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {
+      limit_bytes, limit_bytes
+    };
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      write();
+    } catch (const InputError& e) {
+      ::_exit(std::string(e.what()).find("writing the output file failed") != std::string::npos ? 7 : 8);
+    }
+    ::_exit(9);
+  });
+}
+
 std::size_t entries_in(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
@@ -121,19 +141,7 @@ TEST_CASE("output: a write that fails removes its temporary file", "[output]") {
   const fs::path dir = fresh_dir("atomic_write_fails");
   const fs::path file = dir / "plan.json";
   // A file size limit of 4 bytes makes the write fail with EFBIG half-way.
-  const int status = status_of_child([&] {
-    ::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limit {
-      4, 4
-    };
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    try {
-      write_file_atomically(file.string(), "more than four bytes");
-    } catch (const InputError& e) {
-      ::_exit(std::string(e.what()).find("writing the output file failed") != std::string::npos ? 7 : 8);
-    }
-    ::_exit(9);
-  });
+  const int status = status_of_limited_write(4, [&] { write_file_atomically(file.string(), "more than four bytes"); });
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 7);
   CHECK(entries_in(dir) == 0);
@@ -196,21 +204,11 @@ TEST_CASE("output in pieces: a later piece that fails removes the temporary file
   const fs::path dir = fresh_dir("atomic_pieces_fail");
   const fs::path file = dir / "options.json";
   // The first piece fits the 8-byte file size limit, the second does not.
-  const int status = status_of_child([&] {
-    ::signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limit {
-      8, 8
-    };
-    ::setrlimit(RLIMIT_FSIZE, &limit);
-    try {
-      AtomicFileWriter writer(file.string());
-      writer.write("1234");
-      writer.write("56789012");
-      writer.commit();
-    } catch (const InputError& e) {
-      ::_exit(std::string(e.what()).find("writing the output file failed") != std::string::npos ? 7 : 8);
-    }
-    ::_exit(9);
+  const int status = status_of_limited_write(8, [&] {
+    AtomicFileWriter writer(file.string());
+    writer.write("1234");
+    writer.write("56789012");
+    writer.commit();
   });
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 7);

@@ -35,8 +35,8 @@ enum class BoundKind {
   kMemoryWork,           // average work when the cheap options do not fit in total memory
   kShardLimitedWork,     // average work when options whose own load exceeds the level are ruled out
   kHostLocalWork,        // what must land on the k-th device of the hosts, spread over the hosts
-  kPacking,              // shards counted as whole ranks or shares (packing_bound.h): only under --partitioner optimizing
-  kBranchAndBound,       // the exact search's (planner/exact): only under --partitioner optimizing
+  kPacking,         // shards counted as whole ranks or shares (packing_bound.h): only under --partitioner optimizing
+  kBranchAndBound,  // the exact search's (planner/exact): only under --partitioner optimizing
 };
 
 inline constexpr NameTable<BoundKind, 9> kBoundKindNames{{
@@ -54,7 +54,8 @@ inline constexpr NameTable<BoundKind, 9> kBoundKindNames{{
      "max over local device indices k of the perf options must put on some host's k-th device, / hosts"},
     {BoundKind::kPacking, "packing",
      "largest T such that, counting a shard as one rank when it and a threshold a sum to >= T, as perf / T when "
-     "smaller but >= a, else 0, the tables' least counts sum above the ranks (--partitioner optimizing, small instances)"},
+     "smaller but >= a, else 0, the tables' least counts sum above the ranks (--partitioner optimizing, small "
+     "instances)"},
     {BoundKind::kBranchAndBound, "branch_and_bound",
      "the least max-rank perf an exact search over every option and placement leaves possible "
      "(--partitioner optimizing, small instances)"},

@@ -191,7 +191,7 @@ double packing_bound(const PackingInstance& instance, double ceiling) {
     const double start = best > 0 ? std::nextafter(best, ceiling * 2) : kPackingMinTarget;
     if (start > ceiling || !packing_excludes(instance, start, threshold, work)) continue;
     if (packing_excludes(instance, ceiling, threshold, work)) return ceiling;  // nothing larger can be proven
-    std::uint64_t lo = bits(start), hi = bits(ceiling);  // lo accepted, hi not
+    std::uint64_t lo = bits(start), hi = bits(ceiling);                        // lo accepted, hi not
     while (hi - lo > 1 && work <= kPackingWorkBudget) {
       const std::uint64_t mid = lo + (hi - lo) / 2;
       if (packing_excludes(instance, from_bits(mid), threshold, work))
