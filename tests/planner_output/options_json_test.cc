@@ -9,6 +9,7 @@
 #include <bit>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -59,7 +60,9 @@ class RandomOptions {
       for (std::size_t k = 0, count = 1 + below(6); k < count; ++k) {
         if (ranked) shard.rank = static_cast<int>(k * rank_step);
         o.shards.push_back(shard);
-        shard.offset[0] += shard.size[0];
+        // Wrapping, as the odd sizes may be near the int64 limits (signed overflow is UB).
+        shard.offset[0] = static_cast<std::int64_t>(static_cast<std::uint64_t>(shard.offset[0]) +
+                                                    static_cast<std::uint64_t>(shard.size[0]));
       }
     }
     return o;
