@@ -57,12 +57,13 @@ class RandomOptions {
       if (below(4)) shard.storage = Storage{odd_int(), odd_int()};
       const bool ranked = below(3) > 0;
       const std::int64_t rank_step = static_cast<std::int64_t>(below(3));
+      const auto offset_step = static_cast<std::int64_t>(1 + below(1000));
       for (std::size_t k = 0, count = 1 + below(6); k < count; ++k) {
         if (ranked) shard.rank = static_cast<int>(k * rank_step);
         o.shards.push_back(shard);
-        // Wrapping, as the odd sizes may be near the int64 limits (signed overflow is UB).
-        shard.offset[0] = static_cast<std::int64_t>(static_cast<std::uint64_t>(shard.offset[0]) +
-                                                    static_cast<std::uint64_t>(shard.size[0]));
+        // A fixed step, so that the shards form runs; small, as offsets are (the odd
+        // sizes near the int64 limits would overflow the runs' offset arithmetic).
+        shard.offset[0] += offset_step;
       }
     }
     return o;
