@@ -54,7 +54,7 @@ class RandomOptions {
       shard.size = {odd_int(), odd_int()};
       shard.offset = {static_cast<std::int64_t>(below(1000)), static_cast<std::int64_t>(below(1000))};
       if (below(4)) shard.perf = Perf{odd_double(), odd_double(), odd_double(), odd_double(), odd_double()};
-      if (below(4)) shard.storage = Storage{odd_int(), odd_int()};
+      if (below(4)) shard.storage = Storage{odd_storage(), odd_storage()};
       const bool ranked = below(3) > 0;
       const std::int64_t rank_step = static_cast<std::int64_t>(below(3));
       const auto offset_step = static_cast<std::int64_t>(1 + below(1000));
@@ -100,6 +100,13 @@ class RandomOptions {
     static const std::int64_t kOdd[] = {
         0, -1, 1, std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::min(), 4096};
     return below(2) ? kOdd[below(std::size(kOdd))] : static_cast<std::int64_t>(rng_() >> below(64));
+  }
+
+  // Storage that an option's total (up to 6 shards x 4 runs) cannot overflow: the
+  // totals are sums of products, and a signed overflow there is undefined.
+  std::int64_t odd_storage() {
+    static const std::int64_t kOdd[] = {0, 1, 4096, (std::int64_t{1} << 40) - 1};
+    return below(2) ? kOdd[below(std::size(kOdd))] : static_cast<std::int64_t>(rng_() >> (24 + below(40)));
   }
 
   std::string name() {
