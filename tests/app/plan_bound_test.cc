@@ -34,8 +34,8 @@ TEST_CASE("plan: every reference plan reports a lower bound at or below its rati
     CHECK(parse_name(kBoundKindNames, binding).has_value());
     CHECK(bound.at("bounds").at(binding).get<double>() == value);
     for (const auto& [name, v] : bound.at("bounds").items()) CHECK(v.get<double>() <= value);
-    // Every kind but packing and branch_and_bound, which only --partitioner optimizing computes.
-    CHECK(bound.at("bounds").size() == kBoundKindNames.size() - 2);
+    // Every kind but packing, pruned_forced_load and branch_and_bound, which only --partitioner optimizing computes.
+    CHECK(bound.at("bounds").size() == kBoundKindNames.size() - 3);
     CHECK_FALSE(bound.contains("optimal"));
     // --stats json carries the same object.
     const nlohmann::json stats = nlohmann::json::parse(r.err);

@@ -36,10 +36,11 @@ enum class BoundKind {
   kShardLimitedWork,     // average work when options whose own load exceeds the level are ruled out
   kHostLocalWork,        // what must land on the k-th device of the hosts, spread over the hosts
   kPacking,         // shards counted as whole ranks or shares (packing_bound.h): only under --partitioner optimizing
+  kPrunedForcedLoad,  // forced loads once options that reach a target are ruled out (pruned_forced_load.h): likewise
   kBranchAndBound,  // the exact search's (planner/exact): only under --partitioner optimizing
 };
 
-inline constexpr NameTable<BoundKind, 9> kBoundKindNames{{
+inline constexpr NameTable<BoundKind, 10> kBoundKindNames{{
     {BoundKind::kAverageWork, "average_work", "sum over tables of the least total perf of an option, / ranks"},
     {BoundKind::kLargestShard, "largest_shard", "max over tables of the least largest-shard perf of an option"},
     {BoundKind::kForcedLoad, "forced_load", "max over ranks of the perf uniform options must put there"},
@@ -56,6 +57,11 @@ inline constexpr NameTable<BoundKind, 9> kBoundKindNames{{
      "largest T such that, counting a shard as one rank when it and a threshold a sum to >= T, as perf / T when "
      "smaller but >= a, else 0, the tables' least counts sum above the ranks (--partitioner optimizing, small "
      "instances)"},
+    {BoundKind::kPrunedForcedLoad, "pruned_forced_load",
+     "largest T such that, ruling out every option that forces some rank to T (its forced loads, or a shard on the "
+     "least loaded rank with room, beside the forced loads and storage of tables left with only forced options) "
+     "until nothing changes, some table has no option left or the rest does not fit (--partitioner optimizing, "
+     "small instances)"},
     {BoundKind::kBranchAndBound, "branch_and_bound",
      "the least max-rank perf an exact search over every option and placement leaves possible "
      "(--partitioner optimizing, small instances)"},

@@ -168,9 +168,10 @@ void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& de
 }
 
 void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
-                  std::vector<Storage>& storage) {
+                  std::vector<Storage>& storage, std::vector<int>* positive) {
   perf.assign(static_cast<std::size_t>(devices.size()), 0.0);
   storage.assign(static_cast<std::size_t>(devices.size()), Storage{});
+  if (positive != nullptr) positive->assign(static_cast<std::size_t>(devices.size()), 0);
   const ShardingOption& option = *facts.option;
   for (const ShardRun& run : option.shards.runs()) {
     const double p = run.perf.value_or(Perf{}).total();
@@ -180,6 +181,7 @@ void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices
       if (device < 0 || device >= devices.size()) continue;
       perf[static_cast<std::size_t>(device)] += p;
       storage[static_cast<std::size_t>(device)] += s;
+      if (positive != nullptr && p > 0) ++(*positive)[static_cast<std::size_t>(device)];
     }
   }
 }

@@ -53,8 +53,9 @@ BoundOptionFacts option_facts(const ShardingOption& option, const DeviceCapaciti
 void local_index_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf);
 
 // For a forced option: the perf and storage it puts on each device (vectors are
-// resized to devices.size() and overwritten).
+// resized to devices.size() and overwritten); `positive`, when given, gets how
+// many of its shards with a positive perf each device holds.
 void forced_loads(const BoundOptionFacts& facts, const DeviceCapacities& devices, std::vector<double>& perf,
-                  std::vector<Storage>& storage);
+                  std::vector<Storage>& storage, std::vector<int>* positive = nullptr);
 
 }  // namespace shardplan

@@ -1,10 +1,12 @@
 #include "planner/exact/prove_plan.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "planner/bounds/packing_bound.h"
+#include "planner/bounds/pruned_forced_load.h"
 #include "planner/exact/exact_search.h"
 #include "planner/partitioners/optimizing/optimize_plan.h"
 
@@ -43,6 +45,20 @@ ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
     if (perf_rating <= bound.value) {
       facts.complete = true;
       out.summary = "exact search (not needed: the packing bound meets the plan)";
+      bound.exact = facts;
+      return out;
+    }
+    // The pruned forced-load bound (pruned_forced_load.h): memory priced per rank.
+    const double pruned =
+        std::min(pruned_forced_bound(pruned_instance(input), bound.value, perf_rating), perf_rating);
+    bound.bounds.push_back({BoundKind::kPrunedForcedLoad, pruned});
+    if (pruned > bound.value) {
+      bound.value = pruned;
+      bound.binding = BoundKind::kPrunedForcedLoad;
+    }
+    if (perf_rating <= bound.value) {
+      facts.complete = true;
+      out.summary = "exact search (not needed: the pruned_forced_load bound meets the plan)";
       bound.exact = facts;
       return out;
     }
