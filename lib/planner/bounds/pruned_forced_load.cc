@@ -29,6 +29,13 @@ double pruned_floor_of(double sum, int terms) {
   return sum * (1.0 - 2.0 * static_cast<double>(terms) * DBL_EPSILON);
 }
 
+// The least float sum of three perfs >= 0 over the orders they can be added in
+// (which pair comes first: fl is commutative): at most what any plan's rank holding
+// these three shards (or larger ones) sums to, with no rounding margin.
+double pruned_least_sum3(double x, double y, double z) {
+  return std::min({(x + y) + z, (x + z) + y, (y + z) + x});
+}
+
 Storage pruned_min(const Storage& a, const Storage& b) { return Storage{std::min(a.hbm, b.hbm), std::min(a.ddr, b.ddr)}; }
 
 constexpr Storage kPrunedNoStorage{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()};
@@ -44,6 +51,10 @@ struct PrunedFloors {
   std::vector<Storage> own_storage;
   std::vector<int> own_terms, front_terms, back_terms;
   std::vector<Storage> storage;  // per rank: the forced tables' storage, summed
+  // Per rank, when every forced table puts at most one positive shard there: the
+  // first two such perfs (least over options), for exact sums of three terms.
+  std::vector<double> first, second;
+  std::vector<char> singles;
   std::size_t forced = 0;
 
   double perf_at(std::size_t i) const { return front_perf[forced * ranks + i]; }
@@ -157,11 +168,20 @@ bool pruned_excludes(const PrunedInstance& instance, double target, std::int64_t
     floors.front_terms.assign((forced + 1) * n, 0);
     floors.back_terms.assign((forced + 1) * n, 0);
     floors.storage.assign(n, Storage{});
+    floors.first.assign(n, 0.0);
+    floors.second.assign(n, 0.0);
+    floors.singles.assign(n, 1);
     for (std::size_t f = 0; f < forced; ++f)
       for (std::size_t i = 0; i < n; ++i) {
         floors.front_perf[(f + 1) * n + i] = floors.front_perf[f * n + i] + floors.own_perf[f * n + i];
         floors.front_terms[(f + 1) * n + i] = floors.front_terms[f * n + i] + floors.own_terms[f * n + i];
         floors.storage[i] += floors.own_storage[f * n + i];
+        const int own = floors.own_terms[f * n + i];
+        if (own > 1) floors.singles[i] = 0;
+        if (own != 1) continue;
+        // A table with one positive shard there: its least perf there (options
+        // without one add 0, and then own_perf is 0, never above the shard).
+        (floors.front_terms[f * n + i] == 0 ? floors.first[i] : floors.second[i]) = floors.own_perf[f * n + i];
       }
     for (std::size_t f = forced; f-- > 0;)
       for (std::size_t i = 0; i < n; ++i) {
@@ -215,7 +235,9 @@ bool pruned_excludes(const PrunedInstance& instance, double target, std::int64_t
               terms = floors.others_terms(slot, i);
             }
             out = !o.storage[i].fits_in(instance.free[i] - others_storage) ||
-                  pruned_floor_of(others + o.perf[i], terms + o.terms[i]) >= target;
+                  pruned_floor_of(others + o.perf[i], terms + o.terms[i]) >= target ||
+                  (f < 0 && terms == 2 && o.terms[i] == 1 && floors.singles[i] &&
+                   pruned_least_sum3(floors.first[i], floors.second[i], o.perf[i]) >= target);
           }
         } else if (!out) {
           // Not forced (so its table has no share of the floors): each distinct
@@ -223,8 +245,13 @@ bool pruned_excludes(const PrunedInstance& instance, double target, std::int64_t
           for (const auto& [p, s] : o.shards) {
             work += static_cast<std::int64_t>(n);
             bool below = false;
-            for (std::size_t i = 0; i < n && !below; ++i)
-              below = s.fits_in(room[i]) && pruned_floor_of(floors.perf_at(i) + p, floors.terms_at(i) + (p > 0)) < target;
+            for (std::size_t i = 0; i < n && !below; ++i) {
+              if (!s.fits_in(room[i])) continue;
+              const int terms = floors.terms_at(i) + (p > 0);
+              below = terms == 3 && p > 0 && floors.singles[i]
+                          ? pruned_least_sum3(floors.first[i], floors.second[i], p) < target
+                          : pruned_floor_of(floors.perf_at(i) + p, terms) < target;
+            }
             if (!below) {
               out = true;
               break;

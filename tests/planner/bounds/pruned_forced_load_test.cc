@@ -111,6 +111,33 @@ TEST_CASE("pruned forced load: two shards are exact to the last bit", "[bound][p
   CHECK(pruned_of(in) == optimum);
 }
 
+TEST_CASE("pruned forced load: three single shards are exact to the last bit, in the least order",
+          "[bound][pruned]") {
+  // Two ranks of 10 bytes; a: row_wise 0.1 per rank (5 bytes each) or table_wise 7;
+  // b: row_wise 0.2 per rank (3 bytes each) or table_wise 8; c: table_wise 0.3 (2
+  // bytes) or 0.05 (3 bytes: never beside a's and b's row_wise). The best plan puts
+  // 0.1, 0.2 and 0.3 on one rank: fl(fl(0.1 + 0.2) + 0.3) = 0.6000000000000001 in
+  // table order, but fl(fl(0.2 + 0.3) + 0.1) = 0.6 when c's shard is added before
+  // a's. The bound is the least of those sums, 0.6 exactly: no margin, none above.
+  const Topology topo = bound_topology({{10, 0}, {10, 0}}, 1);
+  const std::vector<ShardingOption> options = {
+      bound_option("a", ShardingType::kRowWise, {{0.1, {5, 0}}, {0.1, {5, 0}}}),
+      bound_option("a", ShardingType::kTableWise, {{7, {0, 0}}}),
+      bound_option("b", ShardingType::kRowWise, {{0.2, {3, 0}}, {0.2, {3, 0}}}),
+      bound_option("b", ShardingType::kTableWise, {{8, {0, 0}}}),
+      bound_option("c", ShardingType::kTableWise, {{0.3, {2, 0}}}),
+      bound_option("c", ShardingType::kTableWise, {{0.05, {3, 0}}}),
+  };
+  const BoundInput in = bound_input(options, {}, topo);
+  REQUIRE((0.1 + 0.2) + 0.3 > 0.6);
+  REQUIRE((0.2 + 0.3) + 0.1 == 0.6);
+  BoundInput reversed = in;
+  std::reverse(reversed.tables.begin(), reversed.tables.end());
+  REQUIRE(brute_force_optimum(in) == (0.1 + 0.2) + 0.3);
+  REQUIRE(brute_force_optimum(reversed) == 0.6);
+  CHECK(pruned_of(in) == 0.6);
+}
+
 // Random instances as lower_bound_test.cc's exhaustive tests; the optimum is taken
 // over two table orders (the planner may add a rank's shards in either).
 void check_pruned_on_random(std::uint64_t seed, int count, int max_tables, int devices, int local, int& solved,
