@@ -93,5 +93,31 @@ TEST_CASE("packing: balance modules proven optimal without a search, greedy unch
   CHECK_FALSE(nlohmann::json::parse(greedy.out).at("summary").at("lower_bound").at("bounds").contains("packing"));
 }
 
+TEST_CASE("pruned forced load: greedy-perf proven optimal without a search, greedy unchanged",
+          "[exact][app][pruned]") {
+  // Before the pruned_forced_load bound (pruned_forced_load.h) the exact search needed
+  // hundreds of nodes to prove this plan; ruling out every option that forces a rank
+  // to the plan's rating leaves some table none, so the bound meets the plan and
+  // no search runs. The packing bound does not reach it (it runs first).
+  const auto dir = cases_dir();
+  if (!dir) return;
+  const std::string args = "plan --config " + *dir + "/case-partitioner-greedy-perf-ws8.json --stats json";
+  const RunResult r = run_shardplan(args + " --partitioner optimizing --time-budget 60 --timings");
+  REQUIRE(r.exit_code == 0);
+  const nlohmann::json summary = nlohmann::json::parse(r.out).at("summary");
+  const nlohmann::json& bound = summary.at("lower_bound");
+  CHECK(bound.at("binding") == "pruned_forced_load");
+  CHECK(bound.at("value").get<double>() == summary.at("perf_rating").get<double>());
+  CHECK(bound.at("bounds").at("packing").get<double>() < bound.at("value").get<double>());
+  CHECK(bound.at("optimal") == true);
+  CHECK_FALSE(bound.at("bounds").contains("branch_and_bound"));
+  CHECK(r.err.find("exact search (not needed: the pruned_forced_load bound meets the plan)") != std::string::npos);
+  // The default partitioner computes no pruned_forced_load bound.
+  const RunResult greedy = run_shardplan(args);
+  REQUIRE(greedy.exit_code == 0);
+  CHECK_FALSE(
+      nlohmann::json::parse(greedy.out).at("summary").at("lower_bound").at("bounds").contains("pruned_forced_load"));
+}
+
 }  // namespace
 }  // namespace shardplan::testing
