@@ -42,7 +42,11 @@
 // have. With k <= 2 the sub-list is at most two positive shards x, y, whose float
 // sum in any order is fl(x + y) >= C exactly: no factor, so that where the best
 // plan's bottleneck rank is one forced shard beside one other shard, the bound is
-// that rank's rating to the last bit and the plan is shown optimal. The work test
+// that rank's rating to the last bit and the plan is shown optimal. Likewise three
+// shards, each the only positive one its table (or option) can put there: their
+// float sum in any order is one of fl(fl(x + y) + z) over the three pairs added
+// first, so the least of those three (monotonic in x, y, z) is a bound with no
+// factor. The work test
 // (least total perf summed over tables > T ranks) keeps a 1e-9 relative margin on
 // each side, far above its rounding at the sizes it runs on.
 #pragma once
