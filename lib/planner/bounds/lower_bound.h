@@ -35,9 +35,9 @@ enum class BoundKind {
   kMemoryWork,           // average work when the cheap options do not fit in total memory
   kShardLimitedWork,     // average work when options whose own load exceeds the level are ruled out
   kHostLocalWork,        // what must land on the k-th device of the hosts, spread over the hosts
-  kPacking,         // shards counted as whole ranks or shares (packing_bound.h): only under --partitioner optimizing
+  kPacking,           // shards counted as whole ranks or shares (packing_bound.h): only under --partitioner optimizing
   kPrunedForcedLoad,  // forced loads once options that reach a target are ruled out (pruned_forced_load.h): likewise
-  kBranchAndBound,  // the exact search's (planner/exact): only under --partitioner optimizing
+  kBranchAndBound,    // the exact search's (planner/exact): only under --partitioner optimizing
 };
 
 inline constexpr NameTable<BoundKind, 10> kBoundKindNames{{

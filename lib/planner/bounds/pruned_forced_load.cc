@@ -32,11 +32,11 @@ double pruned_floor_of(double sum, int terms) {
 // The least float sum of three perfs >= 0 over the orders they can be added in
 // (which pair comes first: fl is commutative): at most what any plan's rank holding
 // these three shards (or larger ones) sums to, with no rounding margin.
-double pruned_least_sum3(double x, double y, double z) {
-  return std::min({(x + y) + z, (x + z) + y, (y + z) + x});
-}
+double pruned_least_sum3(double x, double y, double z) { return std::min({(x + y) + z, (x + z) + y, (y + z) + x}); }
 
-Storage pruned_min(const Storage& a, const Storage& b) { return Storage{std::min(a.hbm, b.hbm), std::min(a.ddr, b.ddr)}; }
+Storage pruned_min(const Storage& a, const Storage& b) {
+  return Storage{std::min(a.hbm, b.hbm), std::min(a.ddr, b.ddr)};
+}
 
 constexpr Storage kPrunedNoStorage{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max()};
 
@@ -46,7 +46,7 @@ constexpr Storage kPrunedNoStorage{std::numeric_limits<std::int64_t>::max(), std
 // but this one" is one addition of two partial sums (a summation tree like any other).
 struct PrunedFloors {
   std::size_t ranks = 0;
-  std::vector<int> slot;  // per table: its index among the forced tables, or -1
+  std::vector<int> slot;                                // per table: its index among the forced tables, or -1
   std::vector<double> own_perf, front_perf, back_perf;  // [f * ranks + i]; front/back: (F + 1) rows
   std::vector<Storage> own_storage;
   std::vector<int> own_terms, front_terms, back_terms;
@@ -121,8 +121,8 @@ bool pruned_excludes(const PrunedInstance& instance, double target, std::int64_t
   PrunedFloors floors;
   floors.ranks = n;
   std::vector<char> all_forced(tables);
-  std::vector<Storage> least_storage(tables);       // per table: least total storage of its remaining options
-  std::vector<double> least_work(tables);           // per table: least total perf
+  std::vector<Storage> least_storage(tables);  // per table: least total storage of its remaining options
+  std::vector<double> least_work(tables);      // per table: least total perf
   std::vector<double> work_front(tables + 1), work_back(tables + 1);
   for (;;) {
     if (work > kPrunedForcedWorkBudget) return false;

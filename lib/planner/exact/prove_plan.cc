@@ -49,8 +49,7 @@ ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
       return out;
     }
     // The pruned forced-load bound (pruned_forced_load.h): memory priced per rank.
-    const double pruned =
-        std::min(pruned_forced_bound(pruned_instance(input), bound.value, perf_rating), perf_rating);
+    const double pruned = std::min(pruned_forced_bound(pruned_instance(input), bound.value, perf_rating), perf_rating);
     bound.bounds.push_back({BoundKind::kPrunedForcedLoad, pruned});
     if (pruned > bound.value) {
       bound.value = pruned;

@@ -111,8 +111,7 @@ TEST_CASE("pruned forced load: two shards are exact to the last bit", "[bound][p
   CHECK(pruned_of(in) == optimum);
 }
 
-TEST_CASE("pruned forced load: three single shards are exact to the last bit, in the least order",
-          "[bound][pruned]") {
+TEST_CASE("pruned forced load: three single shards are exact to the last bit, in the least order", "[bound][pruned]") {
   // Two ranks of 10 bytes; a: row_wise 0.1 per rank (5 bytes each) or table_wise 7;
   // b: row_wise 0.2 per rank (3 bytes each) or table_wise 8; c: table_wise 0.3 (2
   // bytes) or 0.05 (3 bytes: never beside a's and b's row_wise). The best plan puts

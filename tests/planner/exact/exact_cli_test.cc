@@ -93,8 +93,7 @@ TEST_CASE("packing: balance modules proven optimal without a search, greedy unch
   CHECK_FALSE(nlohmann::json::parse(greedy.out).at("summary").at("lower_bound").at("bounds").contains("packing"));
 }
 
-TEST_CASE("pruned forced load: greedy-perf proven optimal without a search, greedy unchanged",
-          "[exact][app][pruned]") {
+TEST_CASE("pruned forced load: greedy-perf proven optimal without a search, greedy unchanged", "[exact][app][pruned]") {
   // Before the pruned_forced_load bound (pruned_forced_load.h) the exact search needed
   // hundreds of nodes to prove this plan; ruling out every option that forces a rank
   // to the plan's rating leaves some table none, so the bound meets the plan and
