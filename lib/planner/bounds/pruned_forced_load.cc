@@ -81,7 +81,6 @@ PrunedInstance pruned_instance(const BoundInput& input) {
   for (int i = 0; i < devices.size(); ++i) out.free.push_back(devices.free(i));
   for (const auto& table : input.tables) {
     std::vector<PrunedOption> options;
-    int most = 0;
     for (const ShardingOption* option : table) {
       const BoundOptionFacts facts = option_facts(*option, devices);
       if (!facts.usable) continue;  // no plan can choose it
@@ -95,16 +94,13 @@ PrunedInstance pruned_instance(const BoundInput& input) {
         const Storage s = shard.storage.value_or(Storage{});
         pruned.total_perf += p;
         pruned.total_storage += s;
-        if (p > 0) ++pruned.positive_shards;
         if (!pruned.forced && distinct.emplace(p, std::make_pair(s.hbm, s.ddr)).second)
           pruned.shards.emplace_back(p, s);
       }
       if (pruned.forced) forced_loads(facts, devices, pruned.perf, pruned.storage, &pruned.terms);
-      most = std::max(most, pruned.positive_shards);
       options.push_back(std::move(pruned));
     }
     if (options.empty()) return PrunedInstance{};
-    out.most_terms += most;
     out.tables.push_back(std::move(options));
   }
   return out;

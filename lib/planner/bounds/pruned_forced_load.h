@@ -74,16 +74,15 @@ struct PrunedOption {
   std::vector<std::pair<double, Storage>> shards;
   double total_perf = 0;  // float sum of every shard's perf (shard order)
   Storage total_storage;
-  int positive_shards = 0;  // shards with a positive perf
 };
 
 struct PrunedInstance {
   std::vector<std::vector<PrunedOption>> tables;  // usable options only
   std::vector<Storage> free;                      // per rank, after the reservation
-  int most_terms = 0;  // sum over tables of the most positive shards of an option (bounds every k)
 };
 
-// The instance of `input`; empty (no tables, no ranks) when some perf is negative
+// The instance of `input`; empty (no tables, no ranks) when it has more than 200 000
+// shards over all options, some perf is negative
 // or not finite, or some table has no usable option (the other bounds say so).
 PrunedInstance pruned_instance(const BoundInput& input);
 
