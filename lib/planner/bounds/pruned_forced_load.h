@@ -82,8 +82,8 @@ struct PrunedInstance {
 };
 
 // The instance of `input`; empty (no tables, no ranks) when it has more than 200 000
-// shards over all options, some perf is negative
-// or not finite, or some table has no usable option (the other bounds say so).
+// shards over all options, some perf is negative or not finite, or some table has no
+// usable option (the other bounds say so).
 PrunedInstance pruned_instance(const BoundInput& input);
 
 // Whether every plan's max-rank perf is >= `target` by the argument above.
