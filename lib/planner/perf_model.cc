@@ -1,6 +1,7 @@
 #include "planner/perf_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <span>
 
 namespace shardplan {
@@ -31,6 +32,16 @@ double NoopPerfModel::rate(const SearchSpace& space, const Proposal& proposal, c
     }
   }
   return perfs.empty() ? 0.0 : *std::max_element(perfs.begin(), perfs.end());
+}
+
+bool NoopPerfModel::rated_above(const SearchSpace& space, const PartitionOutcome& outcome, double cutoff) const {
+  if (!outcome.ok || std::isnan(outcome.largest_rank_load) || !space.perfs_finite_nonnegative()) return false;
+  // A rank sums at most every shard of the proposal: options x the most shards of one.
+  const double terms =
+      static_cast<double>(outcome.placement.size()) * static_cast<double>(space.max_option_shards()) + 8;
+  const double slack = 8 * terms * 0x1p-53;
+  if (!(slack < 0x1p-20)) return false;
+  return outcome.largest_rank_load * (1 - slack) > cutoff;
 }
 
 }  // namespace shardplan

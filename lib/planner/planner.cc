@@ -122,8 +122,12 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
   std::optional<Proposal> best_proposal;
   Placement best_placement;
   std::optional<Proposal> last_failed;
+  // Ratings are read beyond "is it the best so far" only by an observer or a
+  // proposer that looks at their values (greedy's threshold).
+  const bool rate_every_plan = observer_ != nullptr || std::any_of(proposers_.begin(), proposers_.end(),
+                                                                   [](const auto& p) { return p->reads_ratings(); });
   ProposalEvaluator evaluator(partitioner_, perf_model_, constraint, space, proposers_, keyer, parallelism_,
-                              partition_every_proposal_, stop_);
+                              partition_every_proposal_, stop_, rate_every_plan);
   // A stopped search keeps nothing: its best so far is not the plan the search finds.
   const auto stopped = [&] {
     if (!plan_stop_requested(stop_)) return false;

@@ -26,9 +26,10 @@ ProposalEvaluator::ProposalEvaluator(const Partitioner& partitioner, const PerfM
                                      const Topology& constraint, const SearchSpace& space,
                                      const std::vector<std::unique_ptr<Proposer>>& proposers,
                                      const ProposalKeyer& keyer, const Parallelism& parallelism,
-                                     bool partition_every_proposal, const PlanStop* stop)
+                                     bool partition_every_proposal, const PlanStop* stop, bool rate_every_plan)
     : partitioner_(partitioner),
       partition_every_proposal_(partition_every_proposal),
+      rate_every_plan_(rate_every_plan),
       stop_(stop),
       perf_model_(perf_model),
       constraint_(constraint),
@@ -96,7 +97,11 @@ Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, const Stora
   PartitionOutcome outcome = partitioner_.partition(space_, proposal, constraint_, workspace);
   out.ok = outcome.ok;
   if (out.ok) {
-    out.rating = perf_model_.rate(space_, proposal, outcome.placement, constraint_.world_size);
+    // Placements that cannot be kept (the most, at scale) need not be rated exactly:
+    // every rating this one is compared with is keep_below or less.
+    const bool rated_above = !rate_every_plan_ && perf_model_.rated_above(space_, outcome, keep_below);
+    out.rating = rated_above ? outcome.largest_rank_load
+                             : perf_model_.rate(space_, proposal, outcome.placement, constraint_.world_size);
     if (out.rating < keep_below)
       out.placement = std::move(outcome.placement);
     else if (workspace)

@@ -27,6 +27,9 @@ namespace shardplan {
 // it may be the best (see ProposalEvaluator::evaluate).
 struct Evaluation {
   bool ok = false;
+  // When ok: the rating. Without rate_every_plan, a placement that cannot be the
+  // best may carry the partitioner's own sum instead (PerfModel::rated_above): like
+  // the rating, it is above every rating it is compared with.
   double rating = 0;
   Placement placement;
 };
@@ -38,7 +41,7 @@ class ProposalEvaluator {
   ProposalEvaluator(const Partitioner& partitioner, const PerfModel& perf_model, const Topology& constraint,
                     const SearchSpace& space, const std::vector<std::unique_ptr<Proposer>>& proposers,
                     const ProposalKeyer& keyer, const Parallelism& parallelism, bool partition_every_proposal = false,
-                    const PlanStop* stop = nullptr);
+                    const PlanStop* stop = nullptr, bool rate_every_plan = true);
   ~ProposalEvaluator();
 
   // Called before proposer `index` proposes.
@@ -89,6 +92,7 @@ class ProposalEvaluator {
 
   const Partitioner& partitioner_;
   bool partition_every_proposal_;  // also those needing more than capacity_
+  bool rate_every_plan_;           // false: no one reads a rating except to compare it with the best
   const PlanStop* stop_;           // polled by the walks; may be null
   const PerfModel& perf_model_;
   const Topology& constraint_;

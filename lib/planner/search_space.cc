@@ -1,6 +1,7 @@
 #include "planner/search_space.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #if defined(__linux__)
@@ -102,9 +103,13 @@ void SearchSpace::add_columns(const ShardingOption& option, PartitionOptionSumma
   column.single = !runs.empty() && std::all_of(runs.begin(), runs.end(), [&](const ShardRun& run) {
     return run.perf.value_or(Perf{}).total() == first_total;
   });
+  max_option_shards_ = std::max(max_option_shards_, option.shards.size());
   bool first = true;
   for (const ShardRun& run : runs) {
-    const double total = run.perf.value_or(Perf{}).total();
+    const Perf perf = run.perf.value_or(Perf{});
+    for (double part : {perf.fwd_compute, perf.fwd_comms, perf.bwd_compute, perf.bwd_comms, perf.prefetch_compute})
+      perfs_finite_nonnegative_ = perfs_finite_nonnegative_ && std::isfinite(part) && part >= 0;
+    const double total = perf.total();
     if (!column.single) shard_perf_totals_.insert(shard_perf_totals_.end(), static_cast<std::size_t>(run.count), total);
     // torchrec's max over shards, as _sharding_option_score compares them.
     if (first || total > column.max_total) column.max_total = total;

@@ -70,6 +70,12 @@ class SearchSpace {
   int path_count() const { return static_cast<int>(path_ids_.size()); }
   // Shards of all enumerated options.
   std::size_t total_shards() const { return total_shards_; }
+  // Every perf component of every shard (derived options' too) is finite and not
+  // negative: then any order of summing a rank's shards rounds to within a known
+  // relative distance of the exact sum (NoopPerfModel::rated_above).
+  bool perfs_finite_nonnegative() const { return perfs_finite_nonnegative_; }
+  // The most shards any option here has (derived options too).
+  std::size_t max_option_shards() const { return max_option_shards_; }
 
  private:
   struct PerfColumn {
@@ -89,6 +95,8 @@ class SearchSpace {
   std::vector<std::vector<OptionId>> tables_;
   std::unordered_map<std::string, int> path_ids_;  // lookup only, never iterated
   std::size_t total_shards_ = 0;
+  bool perfs_finite_nonnegative_ = true;
+  std::size_t max_option_shards_ = 0;
   // (fqn, sharding type, kernel) -> ids, built on the first add().
   std::map<std::tuple<std::string, ShardingType, ComputeKernel>, std::vector<OptionId>> by_name_;
 };

@@ -13,6 +13,7 @@
 #include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -406,6 +407,10 @@ struct PartitionFailure {
 struct PartitionOutcome {
   bool ok = false;
   Placement placement;
+  // When ok: the largest per-rank perf total as the partitioner summed it (shard
+  // perfs component by component, in its placement order; devices started at zero),
+  // or NaN when the partitioner does not keep it.
+  double largest_rank_load = std::numeric_limits<double>::quiet_NaN();
   PlannerErrorType error_type = PlannerErrorType::kPartition;
   PartitionFailure failure;  // when !ok
 };
@@ -507,6 +512,10 @@ class Proposer {
   // An independent copy in the current state, which given the same verdicts
   // proposes exactly what this one will. nullptr when the proposer cannot be copied.
   virtual std::unique_ptr<Proposer> clone() const { return nullptr; }
+  // Whether feedback() looks at the perf rating's value. When no proposer does, a
+  // placed proposal that cannot be the best need not be rated exactly
+  // (PerfModel::rated_above).
+  virtual bool reads_ratings() const { return true; }
 };
 
 // torchrec's PerfModel: one number per placed proposal, lower is better.
@@ -518,6 +527,11 @@ class PerfModel {
   // The rating of `proposal` (ids into `space`) placed by `placement`.
   virtual double rate(const SearchSpace& space, const Proposal& proposal, const Placement& placement,
                       int world_size) const = 0;
+  // True only when rate() of the placed `outcome` is certainly above `cutoff`,
+  // answered without rating it (false: not known).
+  virtual bool rated_above(const SearchSpace& /*space*/, const PartitionOutcome& /*outcome*/, double /*cutoff*/) const {
+    return false;
+  }
 };
 
 struct StatsInput;   // stats_report.h

@@ -102,6 +102,9 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   Workspace& ws = static_cast<Workspace&>(*workspace);
   std::vector<DeviceLoad>& devices = ws.devices;
   const bool ranks_are_positions = load_devices(storage_constraint, hbm_per_device, devices);
+  const bool devices_started_idle = std::all_of(devices.begin(), devices.end(), [](const DeviceLoad& d) {
+    return d.perf == Perf{};  // torchrec's devices start at zero perf; a topology may say otherwise
+  });
   Hosts hosts;
   hosts.size = std::max(storage_constraint.local_world_size, 1);
   hosts.count = storage_constraint.world_size / hosts.size;
@@ -191,6 +194,11 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     if (error) return fail(*error);
   }
   outcome.ok = true;
+  if (devices_started_idle) {
+    double largest = 0;
+    for (const DeviceLoad& d : devices) largest = std::max(largest, d.perf_total);
+    outcome.largest_rank_load = largest;
+  }
   return outcome;
 }
 

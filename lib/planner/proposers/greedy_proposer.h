@@ -23,6 +23,8 @@ class GreedyProposer final : public Proposer {
   std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
+  // The threshold early stop compares ratings; without it feedback only steps on.
+  bool reads_ratings() const override { return threshold_.has_value(); }
   // The order of proposals depends on storage only; a verdict can only stop it early.
   void lookahead(std::size_t n, ProposalSteps& out) const override;
   // Its state is plain values and option ids.

@@ -17,6 +17,7 @@ class GridSearchProposer final : public Proposer {
   std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
+  bool reads_ratings() const override { return false; }
   void lookahead(std::size_t n, ProposalSteps& out) const override;
 
   // How many proposals load() scheduled (0 when skipped).

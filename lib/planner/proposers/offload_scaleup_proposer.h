@@ -19,6 +19,7 @@ class EmbeddingOffloadScaleupProposer final : public Proposer {
   std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
   void feedback(const ProposerFeedback& feedback) override;
+  bool reads_ratings() const override { return false; }
 
  private:
   bool use_depth_;

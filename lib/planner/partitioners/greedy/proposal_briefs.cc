@@ -48,6 +48,7 @@ void ProposalBriefs::read(const SearchSpace& space, const Proposal& proposal, Gr
     const bool was_uniform = is_uniform_[i] != 0;
     forget(i);
     remember(i, proposal[i]);
+    if (unsorted_.size() <= kMaxPatchedOptions) unsorted_.push_back(i);
     sides_changed = sides_changed || was_uniform != (is_uniform_[i] != 0);
   }
   if (sides_changed) list_sides();
@@ -62,7 +63,9 @@ void ProposalBriefs::read_all(const Proposal& proposal) {
   new_key_of_.assign(n, 0);
   unknown_paths_ = 0;
   unranked_ = 0;
+  per_path_.assign(static_cast<std::size_t>(space_->path_count()), 0);
   for (std::size_t i = 0; i < n; ++i) remember(i, proposal[i]);
+  unsorted_.assign(kMaxPatchedOptions + 1, 0);  // more than can be patched: sort afresh
   list_sides();
 }
 
@@ -74,7 +77,10 @@ void ProposalBriefs::remember(std::size_t i, OptionId id) {
   brief_[i] = &b;
   summary_[i] = &space_->summary(id);
   is_uniform_[i] = b.partition_by == PartitionBy::kUniform ? 1 : 0;
-  unknown_paths_ += b.path_id < 0 ? 1 : 0;
+  if (b.path_id < 0)
+    ++unknown_paths_;
+  else
+    ++per_path_[static_cast<std::size_t>(b.path_id)];
   unranked_ += !is_uniform_[i] && rank_of(b) < 0 ? 1 : 0;
   new_key_of_[i] = sort_key(b, sort_by_, i);
 }
@@ -82,7 +88,10 @@ void ProposalBriefs::remember(std::size_t i, OptionId id) {
 // Undoes remember(i, ...) in the counts.
 void ProposalBriefs::forget(std::size_t i) {
   const PartitionOptionBrief& b = *brief_[i];
-  unknown_paths_ -= b.path_id < 0 ? 1 : 0;
+  if (b.path_id < 0)
+    --unknown_paths_;
+  else
+    --per_path_[static_cast<std::size_t>(b.path_id)];
   unranked_ -= !is_uniform_[i] && rank_of(b) < 0 ? 1 : 0;
 }
 
@@ -104,19 +113,16 @@ void ProposalBriefs::list_sides() {
 int ProposalBriefs::options_on_path(std::size_t i) {
   // torchrec groups options by `dependency or fqn`; dependency is only set for
   // EmbeddingTower modules, which the config cannot express, so every group is
-  // one option and param_count counts options per module path.
+  // one option and param_count counts options per module path. Counted as options
+  // come and go (remember/forget) while every path is an enumerated one's; else
+  // by name, on first use.
+  if (all_paths_known()) return per_path_[static_cast<std::size_t>(brief_[i]->path_id)];
   if (!counted_) {
     counted_ = true;
-    if (all_paths_known()) {
-      per_path_.assign(static_cast<std::size_t>(space_->path_count()), 0);
-      for (const PartitionOptionBrief* b : brief_) ++per_path_[static_cast<std::size_t>(b->path_id)];
-    } else {
-      options_per_path_name_.clear();
-      for (OptionId id : *proposal_) ++options_per_path_name_[(*space_)[id].path];
-    }
+    options_per_path_name_.clear();
+    for (OptionId id : *proposal_) ++options_per_path_name_[(*space_)[id].path];
   }
-  return all_paths_known() ? per_path_[static_cast<std::size_t>(brief_[i]->path_id)]
-                           : options_per_path_name_[(*space_)[(*proposal_)[i]].path];
+  return options_per_path_name_[(*space_)[(*proposal_)[i]].path];
 }
 
 const std::vector<int>& ProposalBriefs::placement_order() {
@@ -143,25 +149,22 @@ const std::vector<int>& ProposalBriefs::placement_order() {
 // stable sort gives, by patching the last ranked proposal's sorted keys (one erase
 // and one insert per changed option) when few changed, else by sorting.
 void ProposalBriefs::sort_by_unique_keys() {
-  const bool same_size = key_of_.size() == new_key_of_.size();
-  std::size_t changed = 0;
-  if (same_size)
-    for (std::size_t i = 0; i < new_key_of_.size(); ++i) changed += key_of_[i] != new_key_of_[i] ? 1 : 0;
-  if (same_size && changed <= kMaxPatchedOptions) {
-    for (std::size_t i = 0; i < new_key_of_.size() && changed > 0; ++i) {
-      if (key_of_[i] == new_key_of_[i]) continue;
-      --changed;
+  if (key_of_.size() == new_key_of_.size() && unsorted_.size() <= kMaxPatchedOptions) {
+    for (std::size_t i : unsorted_) {
+      if (key_of_[i] == new_key_of_[i]) continue;  // changed back, or listed twice
       if (key_of_[i] != kUniformKey) keys_.erase(std::lower_bound(keys_.begin(), keys_.end(), key_of_[i]));
       if (new_key_of_[i] != kUniformKey)
         keys_.insert(std::lower_bound(keys_.begin(), keys_.end(), new_key_of_[i]), new_key_of_[i]);
+      key_of_[i] = new_key_of_[i];
     }
   } else {
     keys_.clear();
     for (std::uint64_t k : new_key_of_)
       if (k != kUniformKey) keys_.push_back(k);
     std::sort(keys_.begin(), keys_.end());
+    key_of_ = new_key_of_;
   }
-  key_of_ = new_key_of_;  // a copy: new_key_of_ stays this proposal's keys for the next read's patch
+  unsorted_.clear();
   order_.resize(keys_.size());
   for (std::size_t n = 0; n < keys_.size(); ++n) order_[n] = static_cast<int>(keys_[n] & 0xffffffffu);
 }

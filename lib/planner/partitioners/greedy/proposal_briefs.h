@@ -34,8 +34,8 @@ class ProposalBriefs {
   UniformScratch& uniform() { return uniform_; }
 
   // torchrec's param_count: how many options of the proposal (uniform ones too)
-  // share option i's module path. Counted on first use: only messages, host-level
-  // steps and balance_modules need it.
+  // share option i's module path (messages, host-level steps and balance_modules
+  // need it), kept current as the proposal's options change.
   int options_on_path(std::size_t i);
 
   // The non-uniform options in torchrec's placement order: sorted descending by
@@ -66,12 +66,15 @@ class ProposalBriefs {
   std::size_t unknown_paths_ = 0;  // options whose path is not an enumerated option's
   std::size_t unranked_ = 0;       // non-uniform options without a rank in the search space
   bool counted_ = false;
-  std::vector<int> per_path_;
+  std::vector<int> per_path_;                         // options per path id (kept by remember/forget)
   std::map<std::string, int> options_per_path_name_;  // when not all_paths_known()
   std::vector<int> order_;
   std::vector<std::uint64_t> keys_;        // sorted sort keys of the last ranked proposal
   std::vector<std::uint64_t> key_of_;      // its key per proposal index (kUniformKey: none)
   std::vector<std::uint64_t> new_key_of_;  // this proposal's keys
+  // Proposal indices read again since keys_ was last sorted or patched (more than
+  // kMaxPatchedOptions entries: sort afresh).
+  std::vector<std::size_t> unsorted_;
 };
 
 }  // namespace shardplan
