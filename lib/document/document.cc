@@ -111,6 +111,17 @@ Document parse_document(const std::string& file, std::string_view text, Position
   return doc;
 }
 
+JsonDocument parse_json_document(const std::string& file, std::string_view text) {
+  if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes)) throw_too_large(file, text.size());
+  JsonDocument doc{file, {}};
+  check_nesting(file, text);
+  check_json_bounds(file, text);
+  doc.tree = read_json_value_tree(file, text);
+  if (!doc.root().IsDefined() || doc.root().IsNull())
+    throw InputError(SourcePos{file, 0, 0}, "", "the file is empty; expected a mapping of keys");
+  return doc;
+}
+
 Document read_document(const std::string& path, Positions positions) {
   const std::string text = read_input_text(path);  // "-" is stdin; the size limit is checked first
   return parse_document(input_name(path), text, positions);
