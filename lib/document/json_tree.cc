@@ -138,9 +138,8 @@ class JsonEventBuilder : public nlohmann::json_sax<nlohmann::json> {
   bool start_object(std::size_t) override { return open(true); }
   bool key(string_t& name) override {
     const std::size_t offset = string_start();
-    auto [first, added] = frames_.back().seen_keys.emplace(name, offset);
-    if (!added) {
-      const YAML::Mark at = mark_at(first->second);
+    if (auto first = frames_.back().first_offset(name, offset)) {
+      const YAML::Mark at = mark_at(*first);
       return fail(offset,
                   "duplicate key '" + name + "' (first given at line " + std::to_string(at.line + 1) + ", column " +
                       std::to_string(at.column + 1) + ")",
@@ -266,8 +265,29 @@ class JsonEventBuilder : public nlohmann::json_sax<nlohmann::json> {
     bool is_sequence = false;
     std::size_t entries = 0;  // values added so far
     std::string key;          // an object's pending key
-    // An object's keys so far and where they are (duplicates are refused).
-    std::unordered_map<std::string, std::size_t> seen_keys;
+    // An object's keys so far and where they are (duplicates are refused): a list
+    // while short (most objects have a few keys), then a hash map.
+    std::vector<std::pair<std::string, std::size_t>> few_keys;
+    std::unordered_map<std::string, std::size_t> many_keys;
+
+    // Where `name` was given before in this object, or nullopt (then it is
+    // remembered at `offset`).
+    std::optional<std::size_t> first_offset(const std::string& name, std::size_t offset) {
+      constexpr std::size_t kFewKeys = 16;
+      if (many_keys.empty()) {
+        for (const auto& [seen, at] : few_keys)
+          if (seen == name) return at;
+        if (few_keys.size() < kFewKeys) {
+          few_keys.emplace_back(name, offset);
+          return std::nullopt;
+        }
+        for (auto& [seen, at] : few_keys) many_keys.emplace(std::move(seen), at);
+        few_keys.clear();
+      }
+      auto [first, added] = many_keys.emplace(name, offset);
+      if (!added) return first->second;
+      return std::nullopt;
+    }
   };
 
   std::string_view text_;

@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 #include <type_traits>
+#include <unordered_map>
 
 #include "common/units.h"
 #include "common/utf8.h"
@@ -109,20 +110,43 @@ bool BasicNodeReader<Node>::expect_map(const Node& node, const std::string& path
 
 template <class Node>
 void BasicNodeReader<Node>::check_keys(const Node& map, const std::string& path, const std::vector<std::string>& known) {
-  std::map<std::string, SourcePos> seen;
+  // The names so far and their lines: a list while short (most mappings have a
+  // few keys), then a hash map (a module of thousands of tables).
+  constexpr std::size_t kFewKeys = 32;
+  std::vector<std::pair<std::string, int>> few;
+  std::unordered_map<std::string, int> many;
+  auto first_line = [&](const std::string& name) -> std::optional<int> {
+    if (many.empty()) {
+      for (const auto& [seen, line] : few)
+        if (seen == name) return line;
+      return std::nullopt;
+    }
+    if (auto found = many.find(name); found != many.end()) return found->second;
+    return std::nullopt;
+  };
+  auto remember = [&](const std::string& name, int line) {
+    if (many.empty() && few.size() < kFewKeys) {
+      few.emplace_back(name, line);
+      return;
+    }
+    for (auto& [seen, at] : few) many.emplace(std::move(seen), at);
+    few.clear();
+    many.emplace(name, line);
+  };
   for (auto it = map.begin(); it != map.end(); ++it) {
     const Node key = it->first;
     if (!key.IsScalar()) {
       report(key, path, "expected a key name, found " + describe(key));
       continue;
     }
-    const std::string& name = key.Scalar();
-    auto [where, inserted] = seen.emplace(name, pos(key));
-    if (!inserted) {
+    const std::string name = key.Scalar();
+    if (auto line = first_line(name)) {
       report(key, join_key(path, name),
-             "duplicate key '" + name + "' (first given at line " + std::to_string(where->second.line) + ")");
+             "duplicate key '" + name + "' (first given at line " + std::to_string(*line) + ")");
       continue;
     }
+    const auto mark = key.Mark();
+    remember(name, mark.is_null() ? 0 : mark.line + 1);
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     report(key, join_key(path, name), unknown_name_message("key", name, known, "known keys"));
   }
@@ -130,7 +154,12 @@ void BasicNodeReader<Node>::check_keys(const Node& map, const std::string& path,
 
 template <class Node>
 Node BasicNodeReader<Node>::field(const Node& map, const std::string& path, std::string_view key, bool required) {
-  if (map.IsMap()) {
+  if constexpr (std::is_same_v<Node, JsonNode>) {
+    // The compact tree's keys are text side by side: a scan is cheaper than an index.
+    if (map.IsMap())
+      for (auto it = map.begin(); it != map.end(); ++it)
+        if (it->first.scalar_view() == key) return it->second;
+  } else if (map.IsMap()) {
     if (!index_.map || !index_.map->is(map)) {
       // emplace, not assignment: assigning one YAML::Node to another rewrites the
       // node it referred to.
