@@ -106,4 +106,10 @@ PlanFile read_plan_file(const std::string& path);
 // The same for `text` as if it were the content of `file`.
 PlanFile parse_plan_file(const std::string& file, std::string_view text);
 
+// parse_plan_file when `text` is a plan by its top-level keys ("schema" or
+// "shardplan", which `shardplan plan` writes and no planner input has); nullopt
+// when it is something else (a model, a case...). Throws InputError when the text
+// is not well-formed, or is a plan with problems.
+std::optional<PlanFile> parse_if_plan_file(const std::string& file, std::string_view text);
+
 }  // namespace shardplan

@@ -1,4 +1,5 @@
 #include "config/plan_file.h"
+#include "config/plan_file_tree.h"
 
 #include <map>
 
@@ -356,7 +357,19 @@ PlanFile read_plan_tree(const std::string& file, const Node& root) {
   r.throw_if_any();
   return out;
 }
+
+// Whether `root` has a key a plan file's top level has and no planner input has.
+template <class Node>
+bool has_plan_file_key(const Node& root) {
+  if (!root.IsMap()) return false;
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (it->first.IsScalar() && (it->first.Scalar() == "schema" || it->first.Scalar() == "shardplan")) return true;
+  return false;
+}
 }  // namespace
+
+PlanFile read_plan_file_tree(const std::string& file, const YAML::Node& root) { return read_plan_tree(file, root); }
+PlanFile read_plan_file_tree(const std::string& file, const JsonNode& root) { return read_plan_tree(file, root); }
 
 PlanFile parse_plan_file(const std::string& file, std::string_view text) {
   // JSON (what `shardplan plan` writes) into the compact tree: a plan of thousands
@@ -368,6 +381,22 @@ PlanFile parse_plan_file(const std::string& file, std::string_view text) {
   }
   const Document doc = parse_document(file, text);
   const YAML::Node& root = doc.root;  // const: operator[] must not add keys
+  return read_plan_tree(doc.file, root);
+}
+
+std::optional<PlanFile> parse_if_plan_file(const std::string& file, std::string_view text) {
+  // Both keys are words of the text: without either, nothing to parse here (a
+  // large model is then parsed once, by its own reader).
+  if (text.find("schema") == std::string_view::npos && text.find("shardplan") == std::string_view::npos)
+    return std::nullopt;
+  if (is_json_input(file, text)) {
+    const JsonDocument doc = parse_json_document(file, text);
+    if (!has_plan_file_key(doc.root())) return std::nullopt;
+    return read_plan_tree(doc.file, doc.root());
+  }
+  const Document doc = parse_document(file, text);
+  const YAML::Node& root = doc.root;
+  if (!has_plan_file_key(root)) return std::nullopt;
   return read_plan_tree(doc.file, root);
 }
 
