@@ -224,6 +224,14 @@ TEST_CASE("compact JSON tree: the document limits are the yaml-cpp tree's", "[do
     CHECK(compact_tree_error(text) == expected);
   }
   CHECK(compact_tree_error(just_deep_enough) == "");
+  // One value past kMaxDocumentNodes: refused at that value, before any tree is built.
+  std::string many = "[";
+  for (std::int64_t i = 0; i < kMaxDocumentNodes; ++i) many += "0,";
+  many += "0]";
+  const std::string past_limit = yaml_tree_error(many);
+  CHECK(past_limit == "t.json:1:" + std::to_string(2 * kMaxDocumentNodes - 1) + ": the file holds more than " +
+                          std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
+  CHECK(compact_tree_error(many) == past_limit);
   CHECK(compact_tree_error(deep) == "t.json:1:" + std::to_string(kMaxJsonDepth + 1) + ": nesting deeper than " +
                                         std::to_string(kMaxJsonDepth) + " levels");
 }
