@@ -85,7 +85,8 @@ class PlanReader {
     if (!schema.IsDefined() || !schema.IsScalar() || schema.Scalar() != kPlanSchemaId) {
       r_.report(schema.IsDefined() ? schema : root, "schema",
                 std::string("not a plan file: schemas/plan.schema.json requires \"schema\": \"") + kPlanSchemaId +
-                    "\", found " + (schema.IsDefined() ? BasicNodeReader<Node>::describe(schema) : "no \"schema\" key"));
+                    "\", found " +
+                    (schema.IsDefined() ? BasicNodeReader<Node>::describe(schema) : "no \"schema\" key"));
       return;
     }
     r_.check_keys(root, "", kRootKeys);

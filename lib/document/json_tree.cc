@@ -160,7 +160,7 @@ class JsonEventBuilder : public nlohmann::json_sax<nlohmann::json> {
     return false;
   }
 
-  const char* last_read = nullptr;  // the last character the lexer read (TrackedChar)
+  const char* last_read = nullptr;       // the last character the lexer read (TrackedChar)
   std::optional<JsonSyntaxError> error;  // the first problem, its message complete
 
  private:
@@ -373,9 +373,9 @@ class CompactTreeSink {
     if (kind == JsonScalarKind::kNull)
       append(JsonValueTree::Kind::kNull, mark, 0, 0);
     else
-      append_text(kind == JsonScalarKind::kQuoted ? JsonValueTree::Kind::kQuotedScalar
-                                                  : JsonValueTree::Kind::kPlainScalar,
-                  text, mark);
+      append_text(
+          kind == JsonScalarKind::kQuoted ? JsonValueTree::Kind::kQuotedScalar : JsonValueTree::Kind::kPlainScalar,
+          text, mark);
   }
   void open(bool is_map, const YAML::Mark& mark) {
     open_.push_back(append(is_map ? JsonValueTree::Kind::kMap : JsonValueTree::Kind::kSequence, mark, 0, 0));

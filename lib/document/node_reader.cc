@@ -109,7 +109,8 @@ bool BasicNodeReader<Node>::expect_map(const Node& node, const std::string& path
 }
 
 template <class Node>
-void BasicNodeReader<Node>::check_keys(const Node& map, const std::string& path, const std::vector<std::string>& known) {
+void BasicNodeReader<Node>::check_keys(const Node& map, const std::string& path,
+                                       const std::vector<std::string>& known) {
   // The names so far and their lines: a list while short (most mappings have a
   // few keys), then a hash map (a module of thousands of tables).
   constexpr std::size_t kFewKeys = 32;
@@ -279,7 +280,7 @@ std::optional<std::int64_t> BasicNodeReader<Node>::size_bytes(const Node& node, 
   if (node.IsScalar() && !is_quoted(node) && !node.IsNull()) {
     // A bare number is bytes; try the integer reading first for its exact messages.
     const std::string scalar_text = node.Scalar();
-  std::string_view text = scalar_text;
+    std::string_view text = scalar_text;
     if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
       auto value = integer(node, path, Range::kNonNegative);
       return value;
@@ -310,7 +311,7 @@ std::optional<double> BasicNodeReader<Node>::bandwidth(const Node& node, const s
   }
   if (!is_quoted(node)) {
     const std::string scalar_text = node.Scalar();
-  std::string_view text = scalar_text;
+    std::string_view text = scalar_text;
     if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.'))
       return number(node, path, Range::kPositive);
   }
@@ -328,8 +329,8 @@ std::optional<double> BasicNodeReader<Node>::bandwidth(const Node& node, const s
 }
 
 template <class Node>
-std::optional<std::string> BasicNodeReader<Node>::one_of(const Node& node, const std::string& path, std::string_view what,
-                                              const std::vector<std::string>& names) {
+std::optional<std::string> BasicNodeReader<Node>::one_of(const Node& node, const std::string& path,
+                                                         std::string_view what, const std::vector<std::string>& names) {
   auto text = string(node, path, false);
   if (!text) return std::nullopt;
   if (std::find(names.begin(), names.end(), *text) != names.end()) return text;

@@ -78,9 +78,8 @@ class BasicNodeReader {
   // A list whose every element `element(node, path)` reads; nullopt if the node is
   // not a list or any element fails (every failing element is reported).
   template <typename T>
-  std::optional<std::vector<T>> list(
-      const Node& node, const std::string& path, bool non_empty,
-      const std::function<std::optional<T>(const Node&, const std::string&)>& element) {
+  std::optional<std::vector<T>> list(const Node& node, const std::string& path, bool non_empty,
+                                     const std::function<std::optional<T>(const Node&, const std::string&)>& element) {
     if (!node.IsSequence()) {
       report(node, path, "expected a list, found " + describe(node));
       return std::nullopt;

@@ -87,8 +87,8 @@ void check_against_model(BasicNodeReader<Node>& r, const PlannedTable<Node>& pla
 // planner's own output (checked by its schema), so other keys are not reported.
 template <class Node>
 std::map<std::string, std::map<std::string, PlannedTable<Node>>> read_plan(BasicNodeReader<Node>& r, const Node& root,
-                                                                     std::int64_t& world_size,
-                                                                     std::int64_t& local_world_size) {
+                                                                           std::int64_t& world_size,
+                                                                           std::int64_t& local_world_size) {
   std::map<std::string, std::map<std::string, PlannedTable<Node>>> out;
   if (!r.expect_map(root, "")) return out;
   report_duplicate_keys(r, root, "");

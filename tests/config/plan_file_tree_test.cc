@@ -36,7 +36,10 @@ std::string plan_file_text(const PlanFile& p) {
         << f.prefetch_compute << ' ' << f.total << '\n';
   };
   auto storage = [&](const PlanFileStorage& s) { out << s.hbm << ' ' << s.ddr << '\n'; };
-  out << p.file << '\n' << p.model << '\n' << p.tool_version.value_or("-") << '\n' << p.inputs_sha256.value_or("-") << '\n';
+  out << p.file << '\n'
+      << p.model << '\n'
+      << p.tool_version.value_or("-") << '\n'
+      << p.inputs_sha256.value_or("-") << '\n';
   if (p.inputs)
     for (const PlanFileInputField& f : *p.inputs) out << f.path << " = " << f.value << '\n';
   out << p.world_size << ' ' << p.local_world_size << ' ' << p.compute_device << '\n';
@@ -215,8 +218,8 @@ TEST_CASE("plan file trees: every damage gives the same messages at the same pos
   const json plan = quickstart_plan();
   std::vector<json::json_pointer> pointers;
   value_pointers(plan, json::json_pointer(""), pointers);
-  const json kReplacements[] = {json(-1), json(1e300), json("row_wize"), json(nullptr), json::array(),
-                                json::object(), json(2.5), json(99999), json(true), json("")};
+  const json kReplacements[] = {json(-1),       json(1e300), json("row_wize"), json(nullptr), json::array(),
+                                json::object(), json(2.5),   json(99999),      json(true),    json("")};
   std::mt19937 rng(24);
   int damaged = 0;
   for (std::size_t i = 1; i < pointers.size(); ++i) {

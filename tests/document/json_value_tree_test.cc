@@ -23,8 +23,8 @@ std::string compact_difference(const YAML::Node& yaml, const JsonNode& compact, 
   if (yaml.Tag() != compact.Tag()) return path + ": tag '" + yaml.Tag() + "' vs '" + std::string(compact.Tag()) + "'";
   if (yaml.Scalar() != compact.Scalar()) return path + ": '" + yaml.Scalar() + "' vs '" + compact.Scalar() + "'";
   if (yaml.Mark().line != compact.Mark().line || yaml.Mark().column != compact.Mark().column)
-    return path + ": position " + std::to_string(yaml.Mark().line) + ":" + std::to_string(yaml.Mark().column) +
-           " vs " + std::to_string(compact.Mark().line) + ":" + std::to_string(compact.Mark().column);
+    return path + ": position " + std::to_string(yaml.Mark().line) + ":" + std::to_string(yaml.Mark().column) + " vs " +
+           std::to_string(compact.Mark().line) + ":" + std::to_string(compact.Mark().column);
   if (yaml.size() != compact.size()) return path + ": size";
   if (yaml.IsSequence()) {
     for (std::size_t i = 0; i < yaml.size(); ++i)
@@ -38,8 +38,7 @@ std::string compact_difference(const YAML::Node& yaml, const JsonNode& compact, 
       const std::string child = path + "." + i->first.Scalar();
       if (auto d = compact_difference(i->second, j->second, child); !d.empty()) return d;
       // Lookup by key finds the same value.
-      if (auto d = compact_difference(i->second, compact[i->first.Scalar()], child + " (by key)"); !d.empty())
-        return d;
+      if (auto d = compact_difference(i->second, compact[i->first.Scalar()], child + " (by key)"); !d.empty()) return d;
     }
     if (j != compact.end()) return path + ": more keys";
     if (compact["no such key"].IsDefined()) return path + ": a key that is not there";
@@ -68,8 +67,8 @@ class RandomJsonText {
     out += kBlanks[pick(7)];
   }
   std::string string_literal() {
-    static const char* kPieces[] = {"a", "table", "\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "é", " ",
-                                    "[", "{", "\\/", "0", "x.y", ":", ","};
+    static const char* kPieces[] = {"a", "table", "\\\"", "\\\\", "\\n", "\\u00e9", "\\ud83d\\ude00", "é", " ", "[",
+                                    "{", "\\/",   "0",    "x.y",  ":",   ","};
     std::string out = "\"";
     for (int n = pick(5); n > 0; --n) out += kPieces[pick(16)];
     return out + "\"";
@@ -98,8 +97,9 @@ class RandomJsonText {
         return;
       }
       case 2: {
-        static const char* kNumbers[] = {"0",   "-0",  "7",      "-3",   "18446744073709551615", "-9223372036854775808",
-                                         "0.5", "1e3", "-2.50",  "1E-7", "3.0",                  "123456789012345678901"};
+        static const char* kNumbers[] = {
+            "0",   "-0",    "7",    "-3",  "18446744073709551615", "-9223372036854775808", "0.5",
+            "1e3", "-2.50", "1E-7", "3.0", "123456789012345678901"};
         out += kNumbers[pick(12)];
         return;
       }
@@ -159,9 +159,9 @@ TEST_CASE("compact JSON tree: positions are the first byte of each value and key
   const JsonNode root = doc.root();
   CHECK(root.Mark().line == 0);
   CHECK(root.Mark().column == 0);
-  CHECK(root["a"].Mark().column == 6);      // [
-  CHECK(root["a"][0].Mark().column == 7);   // 1
-  CHECK(root["a"][1].Mark().line == 1);     // the { on line 2
+  CHECK(root["a"].Mark().column == 6);     // [
+  CHECK(root["a"][0].Mark().column == 7);  // 1
+  CHECK(root["a"][1].Mark().line == 1);    // the { on line 2
   CHECK(root["a"][1].Mark().column == 2);
   CHECK(root["a"][1]["b"].Mark().column == 8);   // the opening quote of "x"
   CHECK(root["a"][1]["c"].Mark().column == 18);  // null
