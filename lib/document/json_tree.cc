@@ -463,6 +463,12 @@ std::optional<JsonSyntaxError> build_json_tree(std::string_view text, YAML::Node
 
 std::optional<JsonSyntaxError> build_json_value_tree(std::string_view text, JsonValueTree& tree) {
   tree = JsonValueTree{};
+  // Sized once from the text (a value takes at least a few bytes of it: a plan
+  // file about 19), so that the arrays are not copied as they grow; pages never
+  // written to are not memory used.
+  tree.values.reserve(text.size() / 16 + 16);
+  tree.children.reserve(text.size() / 8 + 16);
+  tree.text.reserve(text.size() / 2 + 16);
   CompactTreeSink sink(tree);
   auto error = run_builder(text, sink);
   if (error) tree = JsonValueTree{};
