@@ -1,5 +1,7 @@
 // A plan file written by `shardplan plan` (schemas/plan.schema.json), read back as
-// typed data for `shardplan show` and `shardplan diff`.
+// typed data for `shardplan show`, `diff` and `validate`. A JSON plan is read into
+// the compact JSON tree (document/json_value_tree.h), a YAML one into yaml-cpp's;
+// one reader reads both (plan_file_tree.h).
 #pragma once
 
 #include <cstdint>
