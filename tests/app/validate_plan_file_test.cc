@@ -9,7 +9,7 @@
 namespace shardplan::testing {
 namespace {
 
-std::string planned_quickstart() {
+std::string validate_test_planned_quickstart() {
   static const std::string text = [] {
     RunResult r = run_shardplan("plan --config " + kQuickstartConfig + " --stats none");
     REQUIRE(r.exit_code == 0);
@@ -21,7 +21,7 @@ std::string planned_quickstart() {
 }  // namespace
 
 TEST_CASE("validate: a plan file on its own is checked as a plan", "[app][validate]") {
-  const std::string plan = write_scratch("validate-plan.json", planned_quickstart());
+  const std::string plan = write_scratch("validate-plan.json", validate_test_planned_quickstart());
   RunResult r = run_shardplan("validate " + plan + " " + kQuickstartConfig);
   CHECK(r.exit_code == 0);
   CHECK(r.out == plan + ": ok (plan)\n" + kQuickstartConfig + ": ok (case)\n");
@@ -33,7 +33,7 @@ TEST_CASE("validate: a plan file on its own is checked as a plan", "[app][valida
 }
 
 TEST_CASE("validate: a broken plan file gets the plan reader's messages", "[app][validate]") {
-  nlohmann::json doc = nlohmann::json::parse(planned_quickstart());
+  nlohmann::json doc = nlohmann::json::parse(validate_test_planned_quickstart());
   doc["topology"]["world_sise"] = 2;
   doc["per_rank"][0]["num_shards"] = -1;
   const std::string plan = write_scratch("validate-bad-plan.json", doc.dump(1));
@@ -51,7 +51,7 @@ TEST_CASE("validate: a broken plan file gets the plan reader's messages", "[app]
 }
 
 TEST_CASE("validate: --kind still reads a plan file as the kind it names", "[app][validate]") {
-  const std::string plan = write_scratch("validate-plan-kind.json", planned_quickstart());
+  const std::string plan = write_scratch("validate-plan-kind.json", validate_test_planned_quickstart());
   RunResult r = run_shardplan("validate --kind case " + plan);
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("schema: unknown key 'schema'") != std::string::npos);

@@ -18,7 +18,7 @@ namespace {
 
 using nlohmann::json;
 
-const json& quickstart_plan() {
+const json& tree_test_quickstart_plan() {
   static const json plan = [] {
     RunResult r = run_shardplan("plan --config " + kSourceDir + "/configs/quickstart.json --stats none");
     REQUIRE(r.exit_code == 0);
@@ -28,7 +28,7 @@ const json& quickstart_plan() {
 }
 
 // Every field of a PlanFile, doubles to the last bit, one line each.
-std::string plan_file_text(const PlanFile& p) {
+std::string plan_file_fields_text(const PlanFile& p) {
   std::ostringstream out;
   out.precision(17);
   auto perf = [&](const PlanFilePerf& f) {
@@ -79,7 +79,7 @@ std::string plan_file_text(const PlanFile& p) {
 std::string read_with_yaml_tree(const std::string& text) {
   try {
     const Document doc = parse_document("p.json", text);
-    return plan_file_text(read_plan_file_tree(doc.file, doc.root));
+    return plan_file_fields_text(read_plan_file_tree(doc.file, doc.root));
   } catch (const InputError& e) {
     return "error:\n" + e.format();
   }
@@ -87,7 +87,7 @@ std::string read_with_yaml_tree(const std::string& text) {
 std::string read_with_compact_tree(const std::string& text) {
   try {
     const JsonDocument doc = parse_json_document("p.json", text);
-    return plan_file_text(read_plan_file_tree(doc.file, doc.root()));
+    return plan_file_fields_text(read_plan_file_tree(doc.file, doc.root()));
   } catch (const InputError& e) {
     return "error:\n" + e.format();
   }
@@ -95,7 +95,7 @@ std::string read_with_compact_tree(const std::string& text) {
 // And what read_plan_file's entry for text gives (the compact tree for JSON).
 std::string read_as_command(const std::string& text) {
   try {
-    return plan_file_text(parse_plan_file("p.json", text));
+    return plan_file_fields_text(parse_plan_file("p.json", text));
   } catch (const InputError& e) {
     return "error:\n" + e.format();
   }
@@ -119,7 +119,7 @@ json random_plan(std::mt19937& rng) {
     }
   };
   auto bytes = [&]() -> json { return static_cast<std::int64_t>(pick(1 << 30)) * (1 + pick(64)); };
-  json plan = quickstart_plan();
+  json plan = tree_test_quickstart_plan();
   const int world = 1 + pick(8);
   plan["topology"]["world_size"] = world;
   plan["topology"]["local_world_size"] = 1 + pick(world);
@@ -215,7 +215,7 @@ TEST_CASE("plan file trees: every damage gives the same messages at the same pos
   // One value of the quickstart plan replaced by a value of another kind, a
   // negative or out-of-range number, an unknown name, or its key removed or
   // misspelt; then the messages of both readings are compared whole.
-  const json plan = quickstart_plan();
+  const json plan = tree_test_quickstart_plan();
   std::vector<json::json_pointer> pointers;
   value_pointers(plan, json::json_pointer(""), pointers);
   const json kReplacements[] = {json(-1),       json(1e300), json("row_wize"), json(nullptr), json::array(),
@@ -247,29 +247,29 @@ TEST_CASE("plan file trees: every damage gives the same messages at the same pos
 
 TEST_CASE("plan file trees: a YAML plan is read from yaml-cpp's tree, as before", "[config][plan_file]") {
   // JSON is YAML: the same plan text named .yaml goes through yaml-cpp's parser.
-  const std::string text = quickstart_plan().dump(2);
+  const std::string text = tree_test_quickstart_plan().dump(2);
   const PlanFile from_yaml = parse_plan_file("p.yaml", text);
   const PlanFile from_json = parse_plan_file("p.json", text);
-  std::string yaml_fields = plan_file_text(from_yaml);
+  std::string yaml_fields = plan_file_fields_text(from_yaml);
   yaml_fields.replace(0, yaml_fields.find('\n'), "p.json");
-  CHECK(yaml_fields == plan_file_text(from_json));
-  CHECK(from_yaml.tables.size() == quickstart_plan()["plan"]["sparse.ebc"].size());
+  CHECK(yaml_fields == plan_file_fields_text(from_json));
+  CHECK(from_yaml.tables.size() == tree_test_quickstart_plan()["plan"]["sparse.ebc"].size());
 }
 
 TEST_CASE("plan file trees: a plan file is recognised by its top-level keys", "[config][plan_file]") {
-  const std::string text = quickstart_plan().dump(1);
+  const std::string text = tree_test_quickstart_plan().dump(1);
   auto plan = parse_if_plan_file("p.json", text);
   REQUIRE(plan);
-  CHECK(plan->world_size == quickstart_plan()["topology"]["world_size"]);
+  CHECK(plan->world_size == tree_test_quickstart_plan()["topology"]["world_size"]);
   // Without "shardplan" (older plans) the "schema" key says it.
-  json old = quickstart_plan();
+  json old = tree_test_quickstart_plan();
   old.erase("shardplan");
   CHECK(parse_if_plan_file("p.json", old.dump()));
   // A planner input is not a plan, nor is a text without either word.
   CHECK_FALSE(parse_if_plan_file("c.json", slurp(kQuickstartConfig)));
   CHECK_FALSE(parse_if_plan_file("c.json", R"({"model": {"schema_notes": 1}})"));
   // A plan with a problem is reported as a plan.
-  json bad = quickstart_plan();
+  json bad = tree_test_quickstart_plan();
   bad["topology"]["world_size"] = 0;
   try {
     parse_if_plan_file("p.json", bad.dump(1));
