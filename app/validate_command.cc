@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "config/loader.h"
 #include "config/plan_file.h"
+#include "document/input_text.h"
 #include "output.h"
 #include "stdin_input.h"
 #include "validate/plan_model_check.h"
@@ -70,8 +71,15 @@ int run(const ValidateOptions& options) {
   for (const auto& file : options.files) {
     try {
       // "-" is stdin; JSON is read as YAML there, which it is, with the same positions.
-      InputKind kind = file == "-" ? validate_text(kStdinName, read_stdin(), forced) : validate_file(file, forced);
-      std::cout << (file == "-" ? kStdinName : file) << ": ok (" << name_of(kInputKindNames, kind) << ")\n";
+      const std::string name = file == "-" ? kStdinName : file;
+      const std::string text = file == "-" ? read_stdin() : read_input_text(file);
+      // A plan file (by its top-level keys) is checked as show and diff read it.
+      if (!forced && parse_if_plan_file(name, text)) {
+        std::cout << name << ": ok (plan)\n";
+        continue;
+      }
+      InputKind kind = validate_text(name, text, forced);
+      std::cout << name << ": ok (" << name_of(kInputKindNames, kind) << ")\n";
     } catch (const InputError& e) {
       problems.insert(problems.end(), e.diagnostics().begin(), e.diagnostics().end());
     }
@@ -84,10 +92,12 @@ int run(const ValidateOptions& options) {
 
 CommandRun setup_validate(CLI::App& sub) {
   auto options = std::make_shared<ValidateOptions>();
-  sub.add_option("files", options->files, "input files (YAML or JSON; - for stdin)")->required()->type_name("FILE");
+  sub.add_option("files", options->files, "input files (YAML or JSON; - for stdin); a plan file is checked as one")
+      ->required()
+      ->type_name("FILE");
   sub.add_option("--kind", options->kind,
                  "what the files hold: model, topology, planner or case (default: "
-                 "recognised from the top-level keys)")
+                 "recognised from the top-level keys; a plan file by its schema or shardplan key)")
       ->type_name("KIND");
   sub.add_option("--plan", options->plan,
                  "check this plan file against the model the FILEs hold (a case, a model, or a model and a "
@@ -98,6 +108,7 @@ CommandRun setup_validate(CLI::App& sub) {
       "  shardplan validate configs/dlrm-criteo-terabyte.yaml configs/topology-2x8-80g.yaml\n"
       "  shardplan validate --kind planner configs/planner-default.yaml\n"
       "  shardplan validate configs/*.yaml configs/quickstart.json\n"
+      "  shardplan validate plan.json                                  # a plan file on its own: well-formed?\n"
       "  shardplan validate --plan plan.json configs/quickstart.json   # a stale plan fails with what differs\n"
       "Prints 'FILE: ok (KIND)' per valid file and every problem as file:line:col: key.path: message;\n"
       "exit code 0 when all files are valid, 2 otherwise.");

@@ -410,14 +410,14 @@ def fast_vs_positioned_cases(runner, w):
     text = json.dumps(plan)
     dup = text.replace('"topology": {', '"topology": {"world_size": 4, ', 1)
     f = write(w, "fvp-plan-dup.json", dup)
-    for args in (["a2a", "--plan", f, "--config", "qs.json"], ["show", f], ["diff", f, f]):
+    for args in (["a2a", "--plan", f, "--config", "qs.json"], ["show", f], ["diff", f, f], ["validate", f]):
         cases.append(Case("fast-vs-positioned", " ".join(args), args, expect="error", quick=True))
     module, table = table_of_type(plan, "table_wise")
     twice = json.loads(text)
     twice["plan"][module]["x." + table] = twice["plan"][module][table]
     twice["plan"][module + ".x"] = {table: twice["plan"][module][table]}
     f = write(w, "fvp-plan-twice.json", json.dumps(twice, indent=1))
-    for args in (["show", f], ["diff", f, f], ["diff", "qs-plan.json", f]):
+    for args in (["show", f], ["diff", f, f], ["diff", "qs-plan.json", f], ["validate", f]):
         cases.append(Case("fast-vs-positioned", " ".join(args), args, expect="error", quick=True))
     four = json.loads(text)
     shards = four["plan"][module][table]["shards"]
@@ -437,7 +437,7 @@ def fast_vs_positioned_cases(runner, w):
         p = json.loads(text)
         p["plan"][module][table]["shards"][0][pointer[0]][pointer[1]] = -3
         f = write(w, f"fvp-plan-neg-{name}.json", json.dumps(p, indent=1))
-        readers = [["show", f], ["diff", "qs-plan.json", f], ["validate", "qs.json", "--plan", f]]
+        readers = [["show", f], ["diff", "qs-plan.json", f], ["validate", "qs.json", "--plan", f], ["validate", f]]
         if name != "hbm":
             readers.append(["a2a", "--plan", f, "--config", "qs.json"])
         for args in readers:

@@ -1,5 +1,7 @@
 // A plan file written by `shardplan plan` (schemas/plan.schema.json), read back as
-// typed data for `shardplan show` and `shardplan diff`.
+// typed data for `shardplan show`, `diff` and `validate`. A JSON plan is read into
+// the compact JSON tree (document/json_value_tree.h), a YAML one into yaml-cpp's;
+// one reader reads both (plan_file_tree.h).
 #pragma once
 
 #include <cstdint>
@@ -105,5 +107,11 @@ struct PlanFile {
 PlanFile read_plan_file(const std::string& path);
 // The same for `text` as if it were the content of `file`.
 PlanFile parse_plan_file(const std::string& file, std::string_view text);
+
+// parse_plan_file when `text` is a plan by its top-level keys ("schema" or
+// "shardplan", which `shardplan plan` writes and no planner input has); nullopt
+// when it is something else (a model, a case...). Throws InputError when the text
+// is not well-formed, or is a plan with problems.
+std::optional<PlanFile> parse_if_plan_file(const std::string& file, std::string_view text);
 
 }  // namespace shardplan

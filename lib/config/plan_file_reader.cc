@@ -1,4 +1,5 @@
 #include "config/plan_file.h"
+#include "config/plan_file_tree.h"
 
 #include <map>
 
@@ -21,14 +22,16 @@ const std::vector<std::string> kMemoryKeys{"basis", "per_rank"};
 const std::vector<std::string> kMemoryRankKeys{"hbm_used", "hbm_usable", "ddr_used", "ddr_usable"};
 
 // The text of a scalar as JSON writes it: quoted strings quoted again.
-std::string plan_input_scalar_text(const YAML::Node& node) {
+template <class Node>
+std::string plan_input_scalar_text(const Node& node) {
   if (node.IsNull()) return "null";
   if (node.Tag() == "!") return "\"" + node.Scalar() + "\"";
   return node.Scalar();
 }
 
 // Flattens "shardplan".inputs (planned-from model, topology, planner options).
-void flatten_plan_inputs(const YAML::Node& node, const std::string& path, std::vector<PlanFileInputField>& out) {
+template <class Node>
+void flatten_plan_inputs(const Node& node, const std::string& path, std::vector<PlanFileInputField>& out) {
   if (node.IsMap()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string key = it->first.Scalar();
@@ -46,7 +49,7 @@ void flatten_plan_inputs(const YAML::Node& node, const std::string& path, std::v
       return;
     }
     for (std::size_t i = 0; i < node.size(); ++i) {
-      const YAML::Node& item = node[i];
+      const Node& item = node[i];
       std::string label = std::to_string(i);
       if (item.IsMap() && item["name"] && item["name"].IsScalar())
         label = item["name"].Scalar();
@@ -68,29 +71,32 @@ const std::vector<std::string> kStorageKeys{"hbm", "ddr"};
 const std::vector<std::string> kPerfKeys{"fwd_compute", "fwd_comms",        "bwd_compute",
                                          "bwd_comms",   "prefetch_compute", "total"};
 
+// Reads either tree: yaml-cpp's (a YAML plan file) or the compact JSON one.
+template <class Node>
 class PlanReader {
  public:
-  explicit PlanReader(NodeReader& r) : r_(r) {}
+  explicit PlanReader(BasicNodeReader<Node>& r) : r_(r) {}
 
-  void read(const YAML::Node& root, PlanFile& out) {
+  void read(const Node& root, PlanFile& out) {
     if (!r_.expect_map(root, "")) return;
     // Not a plan at all (a model, a topology, another tool's JSON): one message
     // rather than every key the schema requires.
-    YAML::Node schema = r_.field(root, "", "schema");
+    Node schema = r_.field(root, "", "schema");
     if (!schema.IsDefined() || !schema.IsScalar() || schema.Scalar() != kPlanSchemaId) {
       r_.report(schema.IsDefined() ? schema : root, "schema",
                 std::string("not a plan file: schemas/plan.schema.json requires \"schema\": \"") + kPlanSchemaId +
-                    "\", found " + (schema.IsDefined() ? NodeReader::describe(schema) : "no \"schema\" key"));
+                    "\", found " +
+                    (schema.IsDefined() ? BasicNodeReader<Node>::describe(schema) : "no \"schema\" key"));
       return;
     }
     r_.check_keys(root, "", kRootKeys);
     if (auto model = r_.string(r_.field(root, "", "model", true), "model", false)) out.model = *model;
-    YAML::Node tool = r_.field(root, "", "shardplan");
+    Node tool = r_.field(root, "", "shardplan");
     if (tool.IsDefined() && r_.expect_map(tool, "shardplan")) {
       r_.check_keys(tool, "shardplan", kToolKeys);
       out.tool_version = r_.string(r_.field(tool, "shardplan", "version", true), "shardplan.version");
       out.inputs_sha256 = r_.string(r_.field(tool, "shardplan", "inputs_sha256", true), "shardplan.inputs_sha256");
-      const YAML::Node inputs = r_.field(tool, "shardplan", "inputs");
+      const Node inputs = r_.field(tool, "shardplan", "inputs");
       if (inputs.IsDefined() && r_.expect_map(inputs, "shardplan.inputs")) {
         out.inputs.emplace();
         flatten_plan_inputs(inputs, "", *out.inputs);
@@ -117,14 +123,14 @@ class PlanReader {
   }
 
  private:
-  NodeReader& r_;
+  BasicNodeReader<Node>& r_;
 
-  int integer_of(const YAML::Node& map, const std::string& path, const char* key, Range range) {
+  int integer_of(const Node& map, const std::string& path, const char* key, Range range) {
     auto v = r_.integer(r_.field(map, path, key, true), join_key(path, key), range);
     return v ? static_cast<int>(*v) : 0;
   }
 
-  PlanFileStorage storage(const YAML::Node& node, const std::string& path) {
+  PlanFileStorage storage(const Node& node, const std::string& path) {
     PlanFileStorage s;
     if (!node.IsDefined() || !r_.expect_map(node, path)) return s;
     r_.check_keys(node, path, kStorageKeys);
@@ -136,7 +142,7 @@ class PlanReader {
     return s;
   }
 
-  PlanFilePerf perf(const YAML::Node& node, const std::string& path) {
+  PlanFilePerf perf(const Node& node, const std::string& path) {
     PlanFilePerf p;
     if (!node.IsDefined() || !r_.expect_map(node, path)) return p;
     r_.check_keys(node, path, kPerfKeys);
@@ -146,16 +152,16 @@ class PlanReader {
     return p;
   }
 
-  void read_storage_list(const YAML::Node& node, const std::string& path, std::vector<PlanFileStorage>& out) {
+  void read_storage_list(const Node& node, const std::string& path, std::vector<PlanFileStorage>& out) {
     if (!node.IsDefined()) return;
     if (!node.IsSequence()) {
-      r_.report(node, path, "expected a list, found " + NodeReader::describe(node));
+      r_.report(node, path, "expected a list, found " + BasicNodeReader<Node>::describe(node));
       return;
     }
     for (std::size_t i = 0; i < node.size(); ++i) out.push_back(storage(node[i], join_index(path, i)));
   }
 
-  void read_topology(const YAML::Node& node, PlanFile& out) {
+  void read_topology(const Node& node, PlanFile& out) {
     if (!node.IsDefined() || !r_.expect_map(node, "topology")) return;
     r_.check_keys(node, "topology", kTopologyKeys);
     // Bounded as a topology's are (limits.h) before anything is sized by them.
@@ -172,10 +178,10 @@ class PlanReader {
   }
 
   // [row, column] offsets or [rows, columns] sizes: non-negative integers.
-  std::vector<std::int64_t> pair(const YAML::Node& node, const std::string& path) {
+  std::vector<std::int64_t> pair(const Node& node, const std::string& path) {
     if (!node.IsDefined()) return {};
     if (!node.IsSequence() || node.size() != 2) {
-      r_.report(node, path, "expected a list of 2 integers, found " + NodeReader::describe(node));
+      r_.report(node, path, "expected a list of 2 integers, found " + BasicNodeReader<Node>::describe(node));
       return {};
     }
     std::vector<std::int64_t> out;
@@ -184,7 +190,7 @@ class PlanReader {
     return out;
   }
 
-  void read_table(const std::string& module, const std::string& name, const YAML::Node& node, const std::string& path,
+  void read_table(const std::string& module, const std::string& name, const Node& node, const std::string& path,
                   PlanFile& out) {
     if (!r_.expect_map(node, path)) return;
     r_.check_keys(node, path, kTableKeys);
@@ -201,11 +207,11 @@ class PlanReader {
     if (auto kernel = r_.name(r_.field(node, path, "compute_kernel", true), join_key(path, "compute_kernel"),
                               "compute kernel", kComputeKernelNames))
       t.compute_kernel = *kernel;
-    YAML::Node ranks = r_.field(node, path, "ranks", true);
+    Node ranks = r_.field(node, path, "ranks", true);
     if (ranks.IsDefined()) {
-      auto list = r_.list<std::int64_t>(
+      auto list = r_.template list<std::int64_t>(
           ranks, join_key(path, "ranks"), false,
-          [&](const YAML::Node& n, const std::string& p) { return r_.integer(n, p, Range::kNonNegative); });
+          [&](const Node& n, const std::string& p) { return r_.integer(n, p, Range::kNonNegative); });
       if (list)
         for (std::int64_t rank : *list) t.ranks.push_back(static_cast<int>(rank));
     }
@@ -213,9 +219,9 @@ class PlanReader {
     t.total_storage = storage(r_.field(node, path, "total_storage", true), join_key(path, "total_storage"));
     if (auto v = r_.number(r_.field(node, path, "total_perf", true), join_key(path, "total_perf"))) t.total_perf = *v;
     const std::string spath = join_key(path, "shards");
-    YAML::Node shards = r_.field(node, path, "shards", true);
+    Node shards = r_.field(node, path, "shards", true);
     if (shards.IsDefined() && !shards.IsSequence())
-      r_.report(shards, spath, "expected a list, found " + NodeReader::describe(shards));
+      r_.report(shards, spath, "expected a list, found " + BasicNodeReader<Node>::describe(shards));
     else if (shards.IsDefined())
       for (std::size_t i = 0; i < shards.size(); ++i) {
         const std::string p = join_index(spath, i);
@@ -236,7 +242,7 @@ class PlanReader {
     out.tables.push_back(std::move(t));
   }
 
-  void read_plan(const YAML::Node& node, PlanFile& out) {
+  void read_plan(const Node& node, PlanFile& out) {
     if (!node.IsDefined() || !r_.expect_map(node, "plan")) return;
     std::map<std::string, SourcePos> fqns;
     for (auto module = node.begin(); module != node.end(); ++module) {
@@ -259,10 +265,10 @@ class PlanReader {
     }
   }
 
-  void read_ranks(const YAML::Node& node, PlanFile& out) {
+  void read_ranks(const Node& node, PlanFile& out) {
     if (!node.IsDefined()) return;
     if (!node.IsSequence()) {
-      r_.report(node, "per_rank", "expected a list, found " + NodeReader::describe(node));
+      r_.report(node, "per_rank", "expected a list, found " + BasicNodeReader<Node>::describe(node));
       return;
     }
     for (std::size_t i = 0; i < node.size(); ++i) {
@@ -280,14 +286,14 @@ class PlanReader {
     }
   }
 
-  void read_memory(const YAML::Node& node, PlanFile& out) {
+  void read_memory(const Node& node, PlanFile& out) {
     if (!node.IsDefined() || !r_.expect_map(node, "memory")) return;
     r_.check_keys(node, "memory", kMemoryKeys);
     r_.string(r_.field(node, "memory", "basis", true), "memory.basis");
-    const YAML::Node ranks = r_.field(node, "memory", "per_rank", true);
+    const Node ranks = r_.field(node, "memory", "per_rank", true);
     if (!ranks.IsDefined()) return;
     if (!ranks.IsSequence()) {
-      r_.report(ranks, "memory.per_rank", "expected a list, found " + NodeReader::describe(ranks));
+      r_.report(ranks, "memory.per_rank", "expected a list, found " + BasicNodeReader<Node>::describe(ranks));
       return;
     }
     for (std::size_t i = 0; i < ranks.size(); ++i) {
@@ -304,7 +310,7 @@ class PlanReader {
     }
   }
 
-  void read_summary(const YAML::Node& node, PlanFileSummary& s) {
+  void read_summary(const Node& node, PlanFileSummary& s) {
     if (!node.IsDefined() || !r_.expect_map(node, "summary")) return;
     // additionalProperties: true here (later versions add lines to the summary).
     auto number = [&](const char* key, double& to) {
@@ -323,15 +329,15 @@ class PlanReader {
     if (auto v =
             r_.string(r_.field(node, "summary", "storage_reservation", true), "summary.storage_reservation", false))
       s.storage_reservation = *v;
-    const YAML::Node bound = r_.field(node, "summary", "lower_bound");
+    const Node bound = r_.field(node, "summary", "lower_bound");
     if (bound.IsDefined() && !bound.IsNull() && r_.expect_map(bound, "summary.lower_bound")) {
       auto optional_number = [&](const char* key, std::optional<double>& to) {
-        const YAML::Node value = r_.field(bound, "summary.lower_bound", key);
+        const Node value = r_.field(bound, "summary.lower_bound", key);
         if (value.IsDefined() && !value.IsNull()) to = r_.number(value, join_key("summary.lower_bound", key));
       };
       optional_number("value", s.lower_bound);
       optional_number("gap", s.lower_bound_gap);
-      const YAML::Node binding = r_.field(bound, "summary.lower_bound", "binding");
+      const Node binding = r_.field(bound, "summary.lower_bound", "binding");
       if (binding.IsDefined() && !binding.IsNull())
         if (auto v = r_.string(binding, "summary.lower_bound.binding", false)) s.lower_bound_binding = *v;
     }
@@ -342,15 +348,57 @@ class PlanReader {
 
 PlanFile read_plan_file(const std::string& path) { return parse_plan_file(input_name(path), read_input_text(path)); }
 
-PlanFile parse_plan_file(const std::string& file, std::string_view text) {
-  Document doc = parse_document(file, text);
-  const YAML::Node& root = doc.root;  // const: operator[] must not add keys
-  NodeReader r(doc.file);
+namespace {
+template <class Node>
+PlanFile read_plan_tree(const std::string& file, const Node& root) {
+  BasicNodeReader<Node> r(file);
   PlanFile out;
-  out.file = doc.file;
-  PlanReader(r).read(root, out);
+  out.file = file;
+  PlanReader<Node>(r).read(root, out);
   r.throw_if_any();
   return out;
+}
+
+// Whether `root` has a key a plan file's top level has and no planner input has.
+template <class Node>
+bool has_plan_file_key(const Node& root) {
+  if (!root.IsMap()) return false;
+  for (auto it = root.begin(); it != root.end(); ++it)
+    if (it->first.IsScalar() && (it->first.Scalar() == "schema" || it->first.Scalar() == "shardplan")) return true;
+  return false;
+}
+}  // namespace
+
+PlanFile read_plan_file_tree(const std::string& file, const YAML::Node& root) { return read_plan_tree(file, root); }
+PlanFile read_plan_file_tree(const std::string& file, const JsonNode& root) { return read_plan_tree(file, root); }
+
+PlanFile parse_plan_file(const std::string& file, std::string_view text) {
+  // JSON (what `shardplan plan` writes) into the compact tree: a plan of thousands
+  // of tables on a thousand ranks is tens of MB, which yaml-cpp's tree would take
+  // most of a GB to hold. YAML plans into yaml-cpp's; the same reader reads both.
+  if (is_json_input(file, text)) {
+    const JsonDocument doc = parse_json_document(file, text);
+    return read_plan_tree(doc.file, doc.root());
+  }
+  const Document doc = parse_document(file, text);
+  const YAML::Node& root = doc.root;  // const: operator[] must not add keys
+  return read_plan_tree(doc.file, root);
+}
+
+std::optional<PlanFile> parse_if_plan_file(const std::string& file, std::string_view text) {
+  // Both keys are words of the text: without either, nothing to parse here (a
+  // large model is then parsed once, by its own reader).
+  if (text.find("schema") == std::string_view::npos && text.find("shardplan") == std::string_view::npos)
+    return std::nullopt;
+  if (is_json_input(file, text)) {
+    const JsonDocument doc = parse_json_document(file, text);
+    if (!has_plan_file_key(doc.root())) return std::nullopt;
+    return read_plan_tree(doc.file, doc.root());
+  }
+  const Document doc = parse_document(file, text);
+  const YAML::Node& root = doc.root;
+  if (!has_plan_file_key(root)) return std::nullopt;
+  return read_plan_tree(doc.file, root);
 }
 
 }  // namespace shardplan

@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/error.h"
+#include "document/json_value_tree.h"
 #include "document/limits.h"
 
 namespace shardplan {
@@ -33,5 +34,18 @@ Document read_document(const std::string& path, Positions positions = Positions:
 
 // Parses `text` as if it were the content of `file` (the extension picks JSON or YAML).
 Document parse_document(const std::string& file, std::string_view text, Positions positions = Positions::kNeeded);
+
+// A JSON input read into the compact tree (json_value_tree.h), for readers of
+// large inputs (plan files) written against BasicNodeReader<JsonNode>.
+struct JsonDocument {
+  std::string file;
+  JsonValueTree tree;
+  JsonNode root() const { return tree.root(); }
+};
+
+// parse_document's JSON branch into the compact tree: the same checks in the same
+// order (size, nesting, value count, syntax, empty), so the same messages. `text`
+// must be JSON by is_json_input (input_text.h).
+JsonDocument parse_json_document(const std::string& file, std::string_view text);
 
 }  // namespace shardplan

@@ -100,54 +100,59 @@ bool is_number_char(char c) {
   return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-// Builds the node tree yaml-cpp makes of the same text, each node marked with the
-// position of its first byte. JSON strings are double-quoted scalars to yaml-cpp
-// (tag "!"), numbers and booleans plain ones (tag "?"), and a plain null becomes
-// an untagged Null node. Duplicate keys stay as two entries (as yaml-cpp keeps
-// them) for the readers' key checks to report with both positions. Depth and value
-// count are bounded here, the one place every JSON input passes through.
-class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
- public:
-  explicit TreeBuilder(std::string_view text) : text_(text) {}
+// What a parsed value is, for the sinks below.
+enum class JsonScalarKind { kNull, kPlain, kQuoted };
 
-  bool null() override { return add(make(YAML::NodeType::Null), literal_start(4)); }
+// Turns nlohmann's SAX events into positioned values for a Sink (the yaml-cpp tree,
+// the compact JsonValueTree, or nothing), each marked with the position of its
+// first byte. JSON strings are quoted scalars (yaml-cpp's tag "!"), numbers and
+// booleans plain ones (tag "?"), null a null. A key given twice in one object is
+// an error with both positions. Depth and value count are bounded here, the one
+// place every JSON input passes through, whatever it is read into.
+//
+// A Sink has scalar(kind, text, mark), open(is_map, mark), key(name, mark) and
+// close(); a value arrives right after its key when its parent is a mapping.
+template <class Sink>
+class JsonEventBuilder : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  JsonEventBuilder(std::string_view text, Sink& sink) : text_(text), sink_(sink) {}
+
+  bool null() override { return add_scalar(JsonScalarKind::kNull, std::string(), literal_start(4)); }
   bool boolean(bool value) override {
-    return add(scalar(value ? "true" : "false", false), literal_start(value ? 4 : 5));
+    return add_scalar(JsonScalarKind::kPlain, value ? "true" : "false", literal_start(value ? 4 : 5));
   }
   // Only a negative literal reaches number_integer (non-negative ones arrive as
   // unsigned), so a zero here was written "-0"; yaml-cpp keeps that text.
   bool number_integer(number_integer_t value) override {
-    return add(scalar(value == 0 ? "-0" : std::to_string(value), false), number_start());
+    return add_scalar(JsonScalarKind::kPlain, value == 0 ? "-0" : std::to_string(value), number_start());
   }
   bool number_unsigned(number_unsigned_t value) override {
-    return add(scalar(std::to_string(value), false), number_start());
+    return add_scalar(JsonScalarKind::kPlain, std::to_string(value), number_start());
   }
   // The literal as written, so "1e3" and "0.10" stay what yaml-cpp would hold.
   bool number_float(number_float_t, const string_t& literal) override {
-    return add(scalar(literal, false), number_start());
+    return add_scalar(JsonScalarKind::kPlain, literal, number_start());
   }
-  bool string(string_t& value) override { return add(scalar(value, true), string_start()); }
+  bool string(string_t& value) override { return add_scalar(JsonScalarKind::kQuoted, value, string_start()); }
   bool binary(binary_t&) override { return false; }
-  bool start_object(std::size_t) override { return open(YAML::NodeType::Map); }
+  bool start_object(std::size_t) override { return open(true); }
   bool key(string_t& name) override {
     const std::size_t offset = string_start();
-    auto [first, added] = seen_keys_.back().emplace(name, offset);
-    if (!added) {
-      const YAML::Mark at = mark_at(first->second);
+    if (auto first = frames_.back().first_offset(name, offset)) {
+      const YAML::Mark at = mark_at(*first);
       return fail(offset,
                   "duplicate key '" + name + "' (first given at line " + std::to_string(at.line + 1) + ", column " +
                       std::to_string(at.column + 1) + ")",
                   join_key(path(), name));
     }
-    keys_.back().first = name;
-    keys_.back().second = offset;
+    frames_.back().key = name;
     // Marked now, while offsets still arrive in increasing order (marking it when its
     // value arrives would count the lines again from the start: quadratic).
-    key_marks_.back() = mark_at(offset);
+    sink_.key(name, mark_at(offset));
     return true;
   }
   bool end_object() override { return close(); }
-  bool start_array(std::size_t) override { return open(YAML::NodeType::Sequence); }
+  bool start_array(std::size_t) override { return open(false); }
   bool end_array() override { return close(); }
   bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
     // `position` counts the bytes read, so the offending byte is at position - 1.
@@ -155,8 +160,7 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     return false;
   }
 
-  const char* last_read = nullptr;  // the last character the lexer read (TrackedChar)
-  YAML::Node root;
+  const char* last_read = nullptr;       // the last character the lexer read (TrackedChar)
   std::optional<JsonSyntaxError> error;  // the first problem, its message complete
 
  private:
@@ -218,15 +222,109 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
   std::string path() const {
     std::string out;
     // Each open container but the last holds the next one as its newest entry.
-    for (std::size_t i = 0; i + 1 < open_nodes_.size(); ++i) {
-      if (open_nodes_[i].IsSequence())
-        out = join_index(out, open_nodes_[i].size() - 1);
+    for (std::size_t i = 0; i + 1 < frames_.size(); ++i) {
+      if (frames_[i].is_sequence)
+        out = join_index(out, frames_[i].entries - 1);
       else
-        out = join_key(out, keys_[i].first);
+        out = join_key(out, frames_[i].key);
     }
     return out;
   }
 
+  // Counts one more value (refused past the limit) and its place in its parent.
+  bool count_value(std::size_t offset) {
+    if (++values_ > kMaxDocumentNodes)
+      return fail(offset,
+                  "the file holds more than " + std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
+    if (!frames_.empty()) ++frames_.back().entries;
+    return true;
+  }
+  bool add_scalar(JsonScalarKind kind, const std::string& text, std::size_t offset) {
+    if (!count_value(offset)) return false;
+    sink_.scalar(kind, text, mark_at(offset));
+    return true;
+  }
+  bool open(bool is_map) {
+    const std::size_t offset = consumed() - 1;
+    if (static_cast<int>(frames_.size()) >= kMaxJsonDepth)
+      return fail(offset, "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (!count_value(offset)) return false;
+    sink_.open(is_map, mark_at(offset));
+    frames_.emplace_back();
+    frames_.back().is_sequence = !is_map;
+    return true;
+  }
+  bool close() {
+    frames_.pop_back();
+    sink_.close();
+    return true;
+  }
+
+  // One open object or array.
+  struct Frame {
+    bool is_sequence = false;
+    std::size_t entries = 0;  // values added so far
+    std::string key;          // an object's pending key
+    // An object's keys so far and where they are (duplicates are refused): a list
+    // while short (most objects have a few keys), then a hash map.
+    std::vector<std::pair<std::string, std::size_t>> few_keys;
+    std::unordered_map<std::string, std::size_t> many_keys;
+
+    // Where `name` was given before in this object, or nullopt (then it is
+    // remembered at `offset`).
+    std::optional<std::size_t> first_offset(const std::string& name, std::size_t offset) {
+      constexpr std::size_t kFewKeys = 16;
+      if (many_keys.empty()) {
+        for (const auto& [seen, at] : few_keys)
+          if (seen == name) return at;
+        if (few_keys.size() < kFewKeys) {
+          few_keys.emplace_back(name, offset);
+          return std::nullopt;
+        }
+        for (auto& [seen, at] : few_keys) many_keys.emplace(std::move(seen), at);
+        few_keys.clear();
+      }
+      auto [first, added] = many_keys.emplace(name, offset);
+      if (!added) return first->second;
+      return std::nullopt;
+    }
+  };
+
+  std::string_view text_;
+  Sink& sink_;
+  std::int64_t values_ = 0;
+  std::size_t counted_ = 0, line_start_ = 0;
+  int line_ = 0;
+  std::vector<Frame> frames_;
+};
+
+// Builds the node tree yaml-cpp makes of the same text: quoted scalars tagged "!",
+// plain ones "?", a null an untagged Null node, every node (keys too) marked.
+class YamlTreeSink {
+ public:
+  void scalar(JsonScalarKind kind, const std::string& text, const YAML::Mark& mark) {
+    add(kind == JsonScalarKind::kNull ? make(YAML::NodeType::Null) : make_scalar(text, kind == JsonScalarKind::kQuoted),
+        mark);
+  }
+  void open(bool is_map, const YAML::Mark& mark) {
+    YAML::Node node = make(is_map ? YAML::NodeType::Map : YAML::NodeType::Sequence);
+    node.SetTag("?");
+    add(node, mark);
+    open_nodes_.push_back(node);
+    keys_.emplace_back();
+  }
+  void key(const std::string& name, const YAML::Mark& mark) {
+    keys_.back().first = name;
+    keys_.back().second = mark;
+  }
+  void close() {
+    open_nodes_.pop_back();
+    keys_.pop_back();
+  }
+
+  YAML::Node root;
+
+ private:
   // A node of `type`, in the memory of the first node made (see make_in).
   YAML::Node make(YAML::NodeType::value type) {
     if (!memory_owner_) {
@@ -236,66 +334,101 @@ class TreeBuilder : public nlohmann::json_sax<nlohmann::json> {
     return YAML::as_if<JsonNodeMarker, void>::make_in(*memory_owner_, type);
   }
   // What YAML::Node(text) holds, tagged as yaml-cpp tags a quoted or plain scalar.
-  YAML::Node scalar(const std::string& text, bool quoted) {
+  YAML::Node make_scalar(const std::string& text, bool quoted) {
     YAML::Node node = make(YAML::NodeType::Scalar);
     node = text;
     node.SetTag(quoted ? "!" : "?");
     return node;
   }
-  bool add(const YAML::Node& node, std::size_t offset) {
-    if (++values_ > kMaxDocumentNodes)
-      return fail(offset,
-                  "the file holds more than " + std::to_string(kMaxDocumentNodes) + " JSON values (shardplan's limit)");
-    YAML::as_if<JsonNodeMarker, void>::set(node, mark_at(offset));
+  void add(const YAML::Node& node, const YAML::Mark& mark) {
+    YAML::as_if<JsonNodeMarker, void>::set(node, mark);
     if (open_nodes_.empty()) {
       root = node;
     } else if (open_nodes_.back().IsSequence()) {
       open_nodes_.back().push_back(node);
     } else {
       // force_insert keeps a duplicate key as a second entry, as yaml-cpp's parser
-      // does, so the reader can report it.
-      YAML::Node key = scalar(keys_.back().first, true);
-      YAML::as_if<JsonNodeMarker, void>::set(key, key_marks_.back());
+      // does (the JSON events refuse one before it gets here).
+      YAML::Node key = make_scalar(keys_.back().first, true);
+      YAML::as_if<JsonNodeMarker, void>::set(key, keys_.back().second);
       open_nodes_.back().force_insert(key, node);
     }
-    return true;
-  }
-  bool open(YAML::NodeType::value type) {
-    const std::size_t offset = consumed() - 1;
-    if (static_cast<int>(open_nodes_.size()) >= kMaxJsonDepth)
-      return fail(offset, "nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-    YAML::Node node = make(type);
-    node.SetTag("?");
-    if (!add(node, offset)) return false;
-    open_nodes_.push_back(node);
-    keys_.emplace_back();
-    key_marks_.emplace_back();
-    seen_keys_.emplace_back();
-    return true;
-  }
-  bool close() {
-    open_nodes_.pop_back();
-    keys_.pop_back();
-    key_marks_.pop_back();
-    seen_keys_.pop_back();
-    return true;
   }
 
-  std::string_view text_;
   std::optional<YAML::Node> memory_owner_;  // the first node made: every other is made in its memory
-  std::int64_t values_ = 0;
-  std::size_t counted_ = 0, line_start_ = 0;
-  int line_ = 0;
   std::vector<YAML::Node> open_nodes_;
-  // The pending key of each open mapping and its offset (plain strings: assigning
+  // The pending key of each open mapping and its position (plain strings: assigning
   // one YAML::Node to another rebinds shared data).
-  std::vector<std::pair<std::string, std::size_t>> keys_;
-  std::vector<YAML::Mark> key_marks_;  // the position of each pending key
-  // The keys of each open mapping so far and where they are (duplicates are refused).
-  std::vector<std::unordered_map<std::string, std::size_t>> seen_keys_;
+  std::vector<std::pair<std::string, YAML::Mark>> keys_;
 };
 
-std::optional<JsonSyntaxError> run_builder(std::string_view text, TreeBuilder& sax) {
+// Builds the compact JsonValueTree: each value appended as it arrives, each
+// container's children (a mapping's keys and values alternating) gathered while
+// it is open and stored together when it closes.
+class CompactTreeSink {
+ public:
+  explicit CompactTreeSink(JsonValueTree& tree) : tree_(tree) {}
+
+  void scalar(JsonScalarKind kind, const std::string& text, const YAML::Mark& mark) {
+    if (kind == JsonScalarKind::kNull)
+      append(JsonValueTree::Kind::kNull, mark, 0, 0);
+    else
+      append_text(
+          kind == JsonScalarKind::kQuoted ? JsonValueTree::Kind::kQuotedScalar : JsonValueTree::Kind::kPlainScalar,
+          text, mark);
+  }
+  void open(bool is_map, const YAML::Mark& mark) {
+    open_.push_back(append(is_map ? JsonValueTree::Kind::kMap : JsonValueTree::Kind::kSequence, mark, 0, 0));
+    if (pending_.size() < open_.size()) pending_.emplace_back();
+    pending_[open_.size() - 1].clear();
+  }
+  // The key is a value of its own (a quoted scalar with its position), listed
+  // right before the value it names.
+  void key(const std::string& name, const YAML::Mark& mark) {
+    std::uint32_t index = append_text(JsonValueTree::Kind::kQuotedScalar, name, mark, false);
+    pending_[open_.size() - 1].push_back(index);
+  }
+  void close() {
+    std::vector<std::uint32_t>& children = pending_[open_.size() - 1];
+    JsonValueTree::Value& container = tree_.values[open_.back()];
+    container.first = static_cast<std::uint32_t>(tree_.children.size());
+    container.count = static_cast<std::uint32_t>(children.size());
+    tree_.children.insert(tree_.children.end(), children.begin(), children.end());
+    open_.pop_back();
+  }
+
+ private:
+  std::uint32_t append_text(JsonValueTree::Kind kind, const std::string& text, const YAML::Mark& mark,
+                            bool is_child = true) {
+    const auto first = static_cast<std::uint32_t>(tree_.text.size());
+    tree_.text += text;
+    return append(kind, mark, first, static_cast<std::uint32_t>(text.size()), is_child);
+  }
+  std::uint32_t append(JsonValueTree::Kind kind, const YAML::Mark& mark, std::uint32_t first, std::uint32_t count,
+                       bool is_child = true) {
+    const auto index = static_cast<std::uint32_t>(tree_.values.size());
+    tree_.values.push_back(JsonValueTree::Value{kind, static_cast<std::uint32_t>(mark.line),
+                                                static_cast<std::uint32_t>(mark.column), first, count});
+    if (is_child && !open_.empty()) pending_[open_.size() - 1].push_back(index);
+    return index;
+  }
+
+  JsonValueTree& tree_;
+  std::vector<std::uint32_t> open_;                  // the open containers' indices
+  std::vector<std::vector<std::uint32_t>> pending_;  // their children so far, by depth (reused)
+};
+
+// Keeps nothing: check_json only wants the first problem.
+struct NoTreeSink {
+  void scalar(JsonScalarKind, const std::string&, const YAML::Mark&) {}
+  void open(bool, const YAML::Mark&) {}
+  void key(const std::string&, const YAML::Mark&) {}
+  void close() {}
+};
+
+template <class Sink>
+std::optional<JsonSyntaxError> run_builder(std::string_view text, Sink& sink) {
+  JsonEventBuilder<Sink> sax(text, sink);
   // nlohmann's lexer takes a NUL byte for the end of the input, so that a file
   // with a NUL and anything after it would read as its part before the NUL.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos)
@@ -306,17 +439,39 @@ std::optional<JsonSyntaxError> run_builder(std::string_view text, TreeBuilder& s
   return sax.error;
 }
 
+// The size limit, checked before parsing.
+void check_json_text_size(const std::string& file, std::string_view text) {
+  if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes))
+    throw InputError(SourcePos{file, 0, 0}, "",
+                     "the text has " + std::to_string(text.size()) + " bytes; expected at most " +
+                         std::to_string(kMaxInputFileBytes) + " (shardplan's limit)");
+}
+
 }  // namespace
 
 std::optional<JsonSyntaxError> check_json(std::string_view text) {
-  TreeBuilder sax(text);
-  return run_builder(text, sax);
+  NoTreeSink sink;
+  return run_builder(text, sink);
 }
 
 std::optional<JsonSyntaxError> build_json_tree(std::string_view text, YAML::Node& root) {
-  TreeBuilder sax(text);
-  auto error = run_builder(text, sax);
-  if (!error) root = sax.root;
+  YamlTreeSink sink;
+  auto error = run_builder(text, sink);
+  if (!error) root = sink.root;
+  return error;
+}
+
+std::optional<JsonSyntaxError> build_json_value_tree(std::string_view text, JsonValueTree& tree) {
+  tree = JsonValueTree{};
+  // Sized once from the text (a value takes at least a few bytes of it: a plan
+  // file about 19), so that the arrays are not copied as they grow; pages never
+  // written to are not memory used.
+  tree.values.reserve(text.size() / 16 + 16);
+  tree.children.reserve(text.size() / 8 + 16);
+  tree.text.reserve(text.size() / 2 + 16);
+  CompactTreeSink sink(tree);
+  auto error = run_builder(text, sink);
+  if (error) tree = JsonValueTree{};
   return error;
 }
 
@@ -333,14 +488,19 @@ SourcePos json_position(const std::string& file, std::string_view text, std::siz
 }
 
 YAML::Node read_json_tree(const std::string& file, std::string_view text) {
-  if (text.size() > static_cast<std::size_t>(kMaxInputFileBytes))
-    throw InputError(SourcePos{file, 0, 0}, "",
-                     "the text has " + std::to_string(text.size()) + " bytes; expected at most " +
-                         std::to_string(kMaxInputFileBytes) + " (shardplan's limit)");
+  check_json_text_size(file, text);
   YAML::Node root;
   if (auto error = build_json_tree(text, root))
     throw InputError(json_position(file, text, error->offset), error->key_path, error->message);
   return root;
+}
+
+JsonValueTree read_json_value_tree(const std::string& file, std::string_view text) {
+  check_json_text_size(file, text);
+  JsonValueTree tree;
+  if (auto error = build_json_value_tree(text, tree))
+    throw InputError(json_position(file, text, error->offset), error->key_path, error->message);
+  return tree;
 }
 
 }  // namespace shardplan

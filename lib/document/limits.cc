@@ -8,10 +8,15 @@ std::string past_limit_message(std::int64_t max, const std::string& found) {
   return "expected at most " + std::to_string(max) + " (shardplan's limit), found " + found;
 }
 
-std::optional<std::int64_t> read_integer(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                                         const IntegerRule& rule) {
+template <class Node>
+std::optional<std::int64_t> read_integer(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
+                                         const std::string& path, const IntegerRule& rule) {
   return at_most(reader, node, path, reader.integer(node, path, rule.range), rule.max);
 }
+template std::optional<std::int64_t> read_integer(NodeReader&, const YAML::Node&, const std::string&,
+                                                  const IntegerRule&);
+template std::optional<std::int64_t> read_integer(JsonNodeReader&, const JsonNode&, const std::string&,
+                                                  const IntegerRule&);
 
 std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t value) {
   if (rule.range == Range::kPositive && value <= 0)
@@ -22,12 +27,17 @@ std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t
   return std::nullopt;
 }
 
-std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                                    std::optional<std::int64_t> value, std::int64_t max) {
+template <class Node>
+std::optional<std::int64_t> at_most(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
+                                    const std::string& path, std::optional<std::int64_t> value, std::int64_t max) {
   if (!value || *value <= max) return value;
   reader.report(node, path, past_limit_message(max, std::to_string(*value)));
   return std::nullopt;
 }
+template std::optional<std::int64_t> at_most(NodeReader&, const YAML::Node&, const std::string&,
+                                             std::optional<std::int64_t>, std::int64_t);
+template std::optional<std::int64_t> at_most(JsonNodeReader&, const JsonNode&, const std::string&,
+                                             std::optional<std::int64_t>, std::int64_t);
 
 std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
                               std::optional<double> value, double max) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include <yaml-cpp/yaml.h>
 
@@ -28,8 +29,10 @@ inline constexpr std::size_t kMaxDiagnosticsPrinted = 50;
 
 // `value` when it is at most `max`; otherwise reports "expected at most <max>
 // (shardplan's limit), found <value>" at `node` and returns nullopt.
-std::optional<std::int64_t> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                                    std::optional<std::int64_t> value, std::int64_t max);
+// (For both trees: `Node` is YAML::Node or JsonNode.)
+template <class Node>
+std::optional<std::int64_t> at_most(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
+                                    const std::string& path, std::optional<std::int64_t> value, std::int64_t max);
 // The same for a number.
 std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
                               std::optional<double> value, double max);
@@ -43,8 +46,9 @@ struct IntegerRule {
   std::int64_t max;  // shardplan's limit
 };
 // Reads an integer at `node` under `rule`; reports and returns nullopt when it breaks it.
-std::optional<std::int64_t> read_integer(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                                         const IntegerRule& rule);
+template <class Node>
+std::optional<std::int64_t> read_integer(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
+                                         const std::string& path, const IntegerRule& rule);
 // What is wrong with `value` under `rule` ("expected a positive integer, found 0",
 // or the limit message), or nullopt when it keeps it.
 std::optional<std::string> integer_problem(const IntegerRule& rule, std::int64_t value);

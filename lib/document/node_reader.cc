@@ -6,6 +6,8 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <type_traits>
+#include <unordered_map>
 
 #include "common/units.h"
 #include "common/utf8.h"
@@ -25,9 +27,25 @@ std::string join_index(const std::string& parent, std::size_t index) {
 namespace {
 
 // yaml-cpp tags quoted scalars "!" and plain ones "?".
-bool is_quoted(const YAML::Node& node) { return node.IsScalar() && node.Tag() == "!"; }
+template <class Node>
+bool is_quoted(const Node& node) {
+  return node.IsScalar() && node.Tag() == "!";
+}
 
-bool is_plain_null(const YAML::Node& node) { return node.IsNull(); }
+template <class Node>
+bool is_plain_null(const Node& node) {
+  return node.IsNull();
+}
+
+// What a missing key gives: yaml-cpp's default Node is a defined null, so ask for
+// an undefined one; a default JsonNode is undefined.
+template <class Node>
+Node undefined_node() {
+  if constexpr (std::is_same_v<Node, YAML::Node>)
+    return YAML::Node(YAML::NodeType::Undefined);
+  else
+    return Node();
+}
 
 std::string range_phrase(Range range, std::string_view noun) {
   switch (range) {
@@ -43,7 +61,8 @@ std::string range_phrase(Range range, std::string_view noun) {
 
 }  // namespace
 
-std::string NodeReader::describe(const YAML::Node& node) {
+template <class Node>
+std::string BasicNodeReader<Node>::describe(const Node& node) {
   if (!node.IsDefined()) return "nothing";
   if (node.IsNull()) return "null";
   if (node.IsMap()) return "a mapping";
@@ -53,22 +72,26 @@ std::string NodeReader::describe(const YAML::Node& node) {
   return is_quoted(node) ? "\"" + text + "\"" : "'" + text + "'";
 }
 
-SourcePos NodeReader::pos(const YAML::Node& node) const {
+template <class Node>
+SourcePos BasicNodeReader<Node>::pos(const Node& node) const {
   if (!node.IsDefined()) return SourcePos{file_, 0, 0};
-  YAML::Mark mark = node.Mark();
+  const auto mark = node.Mark();
   if (mark.is_null()) return SourcePos{file_, 0, 0};
   return SourcePos{file_, mark.line + 1, mark.column + 1};
 }
 
-void NodeReader::report(const YAML::Node& at, const std::string& path, std::string message) {
+template <class Node>
+void BasicNodeReader<Node>::report(const Node& at, const std::string& path, std::string message) {
   report(pos(at), path, std::move(message));
 }
 
-void NodeReader::report(SourcePos at, const std::string& path, std::string message) {
+template <class Node>
+void BasicNodeReader<Node>::report(SourcePos at, const std::string& path, std::string message) {
   diagnostics_.push_back(Diagnostic{std::move(at), path, std::move(message)});
 }
 
-void NodeReader::throw_if_any() const {
+template <class Node>
+void BasicNodeReader<Node>::throw_if_any() const {
   if (diagnostics_.empty()) return;
   std::vector<Diagnostic> sorted = diagnostics_;
   if (order_ == DiagnosticOrder::kPosition)
@@ -78,34 +101,66 @@ void NodeReader::throw_if_any() const {
   throw InputError(std::move(sorted));
 }
 
-bool NodeReader::expect_map(const YAML::Node& node, const std::string& path) {
+template <class Node>
+bool BasicNodeReader<Node>::expect_map(const Node& node, const std::string& path) {
   if (node.IsMap()) return true;
   report(node, path, "expected a mapping, found " + describe(node));
   return false;
 }
 
-void NodeReader::check_keys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& known) {
-  std::map<std::string, SourcePos> seen;
+template <class Node>
+void BasicNodeReader<Node>::check_keys(const Node& map, const std::string& path,
+                                       const std::vector<std::string>& known) {
+  // The names so far and their lines: a list while short (most mappings have a
+  // few keys), then a hash map (a module of thousands of tables).
+  constexpr std::size_t kFewKeys = 32;
+  std::vector<std::pair<std::string, int>> few;
+  std::unordered_map<std::string, int> many;
+  auto first_line = [&](const std::string& name) -> std::optional<int> {
+    if (many.empty()) {
+      for (const auto& [seen, line] : few)
+        if (seen == name) return line;
+      return std::nullopt;
+    }
+    if (auto found = many.find(name); found != many.end()) return found->second;
+    return std::nullopt;
+  };
+  auto remember = [&](const std::string& name, int line) {
+    if (many.empty() && few.size() < kFewKeys) {
+      few.emplace_back(name, line);
+      return;
+    }
+    for (auto& [seen, at] : few) many.emplace(std::move(seen), at);
+    few.clear();
+    many.emplace(name, line);
+  };
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node key = it->first;
+    const Node key = it->first;
     if (!key.IsScalar()) {
       report(key, path, "expected a key name, found " + describe(key));
       continue;
     }
-    const std::string& name = key.Scalar();
-    auto [where, inserted] = seen.emplace(name, pos(key));
-    if (!inserted) {
+    const std::string name = key.Scalar();
+    if (auto line = first_line(name)) {
       report(key, join_key(path, name),
-             "duplicate key '" + name + "' (first given at line " + std::to_string(where->second.line) + ")");
+             "duplicate key '" + name + "' (first given at line " + std::to_string(*line) + ")");
       continue;
     }
+    const auto mark = key.Mark();
+    remember(name, mark.is_null() ? 0 : mark.line + 1);
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
     report(key, join_key(path, name), unknown_name_message("key", name, known, "known keys"));
   }
 }
 
-YAML::Node NodeReader::field(const YAML::Node& map, const std::string& path, std::string_view key, bool required) {
-  if (map.IsMap()) {
+template <class Node>
+Node BasicNodeReader<Node>::field(const Node& map, const std::string& path, std::string_view key, bool required) {
+  if constexpr (std::is_same_v<Node, JsonNode>) {
+    // The compact tree's keys are text side by side: a scan is cheaper than an index.
+    if (map.IsMap())
+      for (auto it = map.begin(); it != map.end(); ++it)
+        if (it->first.scalar_view() == key) return it->second;
+  } else if (map.IsMap()) {
     if (!index_.map || !index_.map->is(map)) {
       // emplace, not assignment: assigning one YAML::Node to another rewrites the
       // node it referred to.
@@ -118,10 +173,11 @@ YAML::Node NodeReader::field(const YAML::Node& map, const std::string& path, std
       if (name == key) return value;  // the first of duplicate keys, as a scan finds
   }
   if (required) report(map, path, "missing required key '" + std::string(key) + "'");
-  return YAML::Node(YAML::NodeType::Undefined);
+  return undefined_node<Node>();
 }
 
-std::optional<std::int64_t> NodeReader::integer(const YAML::Node& node, const std::string& path, Range range) {
+template <class Node>
+std::optional<std::int64_t> BasicNodeReader<Node>::integer(const Node& node, const std::string& path, Range range) {
   std::string expected = "expected " + range_phrase(range, "integer");
   if (!node.IsScalar() || is_quoted(node)) {
     report(node, path, expected + ", found " + describe(node));
@@ -159,13 +215,15 @@ std::optional<std::int64_t> NodeReader::integer(const YAML::Node& node, const st
   return value;
 }
 
-std::optional<double> NodeReader::number(const YAML::Node& node, const std::string& path, Range range) {
+template <class Node>
+std::optional<double> BasicNodeReader<Node>::number(const Node& node, const std::string& path, Range range) {
   std::string expected = "expected " + range_phrase(range, "number");
   if (!node.IsScalar() || is_quoted(node)) {
     report(node, path, expected + ", found " + describe(node));
     return std::nullopt;
   }
-  std::string_view text = node.Scalar();
+  const std::string scalar_text = node.Scalar();
+  std::string_view text = scalar_text;
   if (!text.empty() && text.front() == '+') text.remove_prefix(1);
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -184,7 +242,8 @@ std::optional<double> NodeReader::number(const YAML::Node& node, const std::stri
   return value;
 }
 
-std::optional<bool> NodeReader::boolean(const YAML::Node& node, const std::string& path) {
+template <class Node>
+std::optional<bool> BasicNodeReader<Node>::boolean(const Node& node, const std::string& path) {
   if (node.IsScalar() && !is_quoted(node)) {
     std::string text = node.Scalar();
     std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -195,7 +254,8 @@ std::optional<bool> NodeReader::boolean(const YAML::Node& node, const std::strin
   return std::nullopt;
 }
 
-std::optional<std::string> NodeReader::string(const YAML::Node& node, const std::string& path, bool non_empty) {
+template <class Node>
+std::optional<std::string> BasicNodeReader<Node>::string(const Node& node, const std::string& path, bool non_empty) {
   if (!node.IsScalar() || (is_plain_null(node))) {
     report(node, path, "expected a string, found " + describe(node));
     return std::nullopt;
@@ -215,10 +275,12 @@ std::optional<std::string> NodeReader::string(const YAML::Node& node, const std:
   return node.Scalar();
 }
 
-std::optional<std::int64_t> NodeReader::size_bytes(const YAML::Node& node, const std::string& path) {
+template <class Node>
+std::optional<std::int64_t> BasicNodeReader<Node>::size_bytes(const Node& node, const std::string& path) {
   if (node.IsScalar() && !is_quoted(node) && !node.IsNull()) {
     // A bare number is bytes; try the integer reading first for its exact messages.
-    std::string_view text = node.Scalar();
+    const std::string scalar_text = node.Scalar();
+    std::string_view text = scalar_text;
     if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.')) {
       auto value = integer(node, path, Range::kNonNegative);
       return value;
@@ -241,13 +303,15 @@ std::optional<std::int64_t> NodeReader::size_bytes(const YAML::Node& node, const
   return value;
 }
 
-std::optional<double> NodeReader::bandwidth(const YAML::Node& node, const std::string& path) {
+template <class Node>
+std::optional<double> BasicNodeReader<Node>::bandwidth(const Node& node, const std::string& path) {
   if (!node.IsScalar() || node.IsNull()) {
     report(node, path, "expected a bandwidth (bytes/ms, or a string like \"897 GB/s\"), found " + describe(node));
     return std::nullopt;
   }
   if (!is_quoted(node)) {
-    std::string_view text = node.Scalar();
+    const std::string scalar_text = node.Scalar();
+    std::string_view text = scalar_text;
     if (!text.empty() && (std::isdigit(static_cast<unsigned char>(text.back())) || text.back() == '.'))
       return number(node, path, Range::kPositive);
   }
@@ -264,13 +328,17 @@ std::optional<double> NodeReader::bandwidth(const YAML::Node& node, const std::s
   return value;
 }
 
-std::optional<std::string> NodeReader::one_of(const YAML::Node& node, const std::string& path, std::string_view what,
-                                              const std::vector<std::string>& names) {
+template <class Node>
+std::optional<std::string> BasicNodeReader<Node>::one_of(const Node& node, const std::string& path,
+                                                         std::string_view what, const std::vector<std::string>& names) {
   auto text = string(node, path, false);
   if (!text) return std::nullopt;
   if (std::find(names.begin(), names.end(), *text) != names.end()) return text;
   report(node, path, unknown_name_message(what, *text, names));
   return std::nullopt;
 }
+
+template class BasicNodeReader<YAML::Node>;
+template class BasicNodeReader<JsonNode>;
 
 }  // namespace shardplan

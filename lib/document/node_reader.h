@@ -1,5 +1,7 @@
-// Typed reads from a YAML node tree that collect every problem as a Diagnostic
+// Typed reads from a node tree that collect every problem as a Diagnostic
 // (file:line:col, key path, expected vs found) instead of stopping at the first.
+// One reader for both trees: yaml-cpp's (NodeReader) and the compact JSON tree of
+// json_value_tree.h (JsonNodeReader), so both give the same messages.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/names.h"
+#include "document/json_value_tree.h"
 
 namespace shardplan {
 
@@ -30,40 +33,42 @@ enum class DiagnosticOrder { kPosition, kReported };
 // The allowed range of an integer or number field.
 enum class Range { kAny, kNonNegative, kPositive };
 
-class NodeReader {
+// `Node` is YAML::Node or JsonNode.
+template <class Node>
+class BasicNodeReader {
  public:
-  explicit NodeReader(std::string file, DiagnosticOrder order = DiagnosticOrder::kPosition)
+  explicit BasicNodeReader(std::string file, DiagnosticOrder order = DiagnosticOrder::kPosition)
       : file_(std::move(file)), order_(order) {}
 
   const std::string& file() const { return file_; }
   // 1-based position of `node` (0:0 when the node has none).
-  SourcePos pos(const YAML::Node& node) const;
-  void report(const YAML::Node& at, const std::string& path, std::string message);
+  SourcePos pos(const Node& node) const;
+  void report(const Node& at, const std::string& path, std::string message);
   void report(SourcePos at, const std::string& path, std::string message);
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   // Throws InputError with every diagnostic (in the reader's DiagnosticOrder) when there are any.
   void throw_if_any() const;
 
   // True when `node` is a mapping; reports "expected a mapping" otherwise.
-  bool expect_map(const YAML::Node& node, const std::string& path);
+  bool expect_map(const Node& node, const std::string& path);
   // Reports keys of `map` not in `known` (with the closest known key) and duplicates.
-  void check_keys(const YAML::Node& map, const std::string& path, const std::vector<std::string>& known);
+  void check_keys(const Node& map, const std::string& path, const std::vector<std::string>& known);
   // The value under `key`, or an undefined node when absent (reported when required).
-  YAML::Node field(const YAML::Node& map, const std::string& path, std::string_view key, bool required = false);
+  Node field(const Node& map, const std::string& path, std::string_view key, bool required = false);
 
-  std::optional<std::int64_t> integer(const YAML::Node& node, const std::string& path, Range range = Range::kAny);
-  std::optional<double> number(const YAML::Node& node, const std::string& path, Range range = Range::kAny);
-  std::optional<bool> boolean(const YAML::Node& node, const std::string& path);
+  std::optional<std::int64_t> integer(const Node& node, const std::string& path, Range range = Range::kAny);
+  std::optional<double> number(const Node& node, const std::string& path, Range range = Range::kAny);
+  std::optional<bool> boolean(const Node& node, const std::string& path);
   // Any non-null scalar; `non_empty` rejects "".
-  std::optional<std::string> string(const YAML::Node& node, const std::string& path, bool non_empty = true);
-  std::optional<std::int64_t> size_bytes(const YAML::Node& node, const std::string& path);
-  std::optional<double> bandwidth(const YAML::Node& node, const std::string& path);
+  std::optional<std::string> string(const Node& node, const std::string& path, bool non_empty = true);
+  std::optional<std::int64_t> size_bytes(const Node& node, const std::string& path);
+  std::optional<double> bandwidth(const Node& node, const std::string& path);
   // One of `names`; reports "unknown <what> 'x', did you mean 'y'?" otherwise.
-  std::optional<std::string> one_of(const YAML::Node& node, const std::string& path, std::string_view what,
+  std::optional<std::string> one_of(const Node& node, const std::string& path, std::string_view what,
                                     const std::vector<std::string>& names);
 
   template <typename Enum, std::size_t N>
-  std::optional<Enum> name(const YAML::Node& node, const std::string& path, std::string_view what,
+  std::optional<Enum> name(const Node& node, const std::string& path, std::string_view what,
                            const NameTable<Enum, N>& table) {
     auto text = one_of(node, path, what, names_of(table));
     if (!text) return std::nullopt;
@@ -73,9 +78,8 @@ class NodeReader {
   // A list whose every element `element(node, path)` reads; nullopt if the node is
   // not a list or any element fails (every failing element is reported).
   template <typename T>
-  std::optional<std::vector<T>> list(
-      const YAML::Node& node, const std::string& path, bool non_empty,
-      const std::function<std::optional<T>(const YAML::Node&, const std::string&)>& element) {
+  std::optional<std::vector<T>> list(const Node& node, const std::string& path, bool non_empty,
+                                     const std::function<std::optional<T>(const Node&, const std::string&)>& element) {
     if (!node.IsSequence()) {
       report(node, path, "expected a list, found " + describe(node));
       return std::nullopt;
@@ -98,7 +102,7 @@ class NodeReader {
   }
 
   // How a node reads in a message: 'abc', "abc" (quoted), a mapping, a list, null.
-  static std::string describe(const YAML::Node& node);
+  static std::string describe(const Node& node);
 
  private:
   std::string file_;
@@ -108,10 +112,15 @@ class NodeReader {
   // dozen optional fields, and walking yaml-cpp's iterators once per field cost
   // more than the rest of reading the model.
   struct MapIndex {
-    std::optional<YAML::Node> map;
-    std::vector<std::pair<std::string, YAML::Node>> entries;
+    std::optional<Node> map;
+    std::vector<std::pair<std::string, Node>> entries;
   };
   MapIndex index_;
 };
+
+extern template class BasicNodeReader<YAML::Node>;
+extern template class BasicNodeReader<JsonNode>;
+using NodeReader = BasicNodeReader<YAML::Node>;
+using JsonNodeReader = BasicNodeReader<JsonNode>;
 
 }  // namespace shardplan

@@ -2,10 +2,12 @@
 
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include "config/limits.h"
 #include "config/loader.h"
 #include "document/document.h"
+#include "document/input_text.h"
 #include "document/node_reader.h"
 
 namespace shardplan::kjt {
@@ -13,23 +15,29 @@ namespace shardplan::kjt {
 namespace {
 
 // One shard as the plan gives it, kept for the check against the model.
+template <class Node>
 struct PlannedShard {
   std::int64_t row_offset = 0, column_offset = 0, rows = 0, columns = 0;
-  YAML::Node node;
+  Node node;
   std::string path;
 };
 
+template <class Node>
 struct PlannedTable {
   ShardingType sharding_type = ShardingType::kTableWise;
   std::vector<PlacedShard> shards;
-  std::vector<PlannedShard> extents;  // one per shard that was read whole
-  YAML::Node node;
+  std::vector<PlannedShard<Node>> extents;  // one per shard that was read whole
+  Node node;
   std::string path;
 };
 
 // Reports every key given twice in `map` (the plan's other keys are not checked:
 // they are the planner's own output).
-void report_duplicate_keys(NodeReader& r, const YAML::Node& map, const std::string& path) {
+template <class Node>
+void report_duplicate_keys(BasicNodeReader<Node>& r, const Node& map, const std::string& path) {
+  // The JSON reader refuses a duplicate key before any tree exists (json_tree.h):
+  // nothing to find, and a module of thousands of tables is not scanned for it.
+  if constexpr (std::is_same_v<Node, JsonNode>) return;
   std::vector<std::string> keys;
   for (auto it = map.begin(); it != map.end(); ++it)
     if (it->first.IsScalar()) keys.push_back(it->first.Scalar());
@@ -39,7 +47,8 @@ void report_duplicate_keys(NodeReader& r, const YAML::Node& map, const std::stri
 // The plan-versus-model rules for one table: every shard inside the table, the
 // shards covering it exactly once (each rank a whole copy for data_parallel), and
 // table_wise in one shard. Reported at the table or the shard.
-void check_against_model(NodeReader& r, const PlannedTable& planned, const TableConfig& table) {
+template <class Node>
+void check_against_model(BasicNodeReader<Node>& r, const PlannedTable<Node>& planned, const TableConfig& table) {
   const std::string& name = table.name;
   if (planned.sharding_type == ShardingType::kTableWise && planned.extents.size() > 1)
     r.report(planned.node, join_key(planned.path, "shards"),
@@ -47,7 +56,7 @@ void check_against_model(NodeReader& r, const PlannedTable& planned, const Table
   const std::int64_t rows = table.num_embeddings, columns = table.embedding_dim;
   bool inside = true;
   __int128 area = 0;
-  for (const PlannedShard& s : planned.extents) {
+  for (const PlannedShard<Node>& s : planned.extents) {
     if (s.row_offset > rows - s.rows || s.column_offset > columns - s.columns) {
       r.report(s.node, join_key(s.path, "sizes"),
                "the shard [" + std::to_string(s.row_offset) + ".." + std::to_string(s.row_offset) + "+" +
@@ -76,13 +85,14 @@ void check_against_model(NodeReader& r, const PlannedTable& planned, const Table
 
 // Only the parts of the plan this mode uses are read; the rest of the file is the
 // planner's own output (checked by its schema), so other keys are not reported.
-std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader& r, const YAML::Node& root,
-                                                                     std::int64_t& world_size,
-                                                                     std::int64_t& local_world_size) {
-  std::map<std::string, std::map<std::string, PlannedTable>> out;
+template <class Node>
+std::map<std::string, std::map<std::string, PlannedTable<Node>>> read_plan(BasicNodeReader<Node>& r, const Node& root,
+                                                                           std::int64_t& world_size,
+                                                                           std::int64_t& local_world_size) {
+  std::map<std::string, std::map<std::string, PlannedTable<Node>>> out;
   if (!r.expect_map(root, "")) return out;
   report_duplicate_keys(r, root, "");
-  YAML::Node topology = r.field(root, "", "topology", true);
+  Node topology = r.field(root, "", "topology", true);
   if (topology.IsDefined() && r.expect_map(topology, "topology")) {
     report_duplicate_keys(r, topology, "topology");
     // Bounded before anything is sized by the world size: every collective is a
@@ -96,7 +106,7 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
       local_world_size = *l;
   }
   if (!r.diagnostics().empty()) return out;  // rank checks below need the world size
-  YAML::Node plan = r.field(root, "", "plan", true);
+  Node plan = r.field(root, "", "plan", true);
   if (!plan.IsDefined() || !r.expect_map(plan, "plan")) return out;
   report_duplicate_keys(r, plan, "plan");
   for (auto module = plan.begin(); module != plan.end(); ++module) {
@@ -110,14 +120,14 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
       if (!r.expect_map(table->second, tpath)) continue;
       report_duplicate_keys(r, table->second, tpath);
       if (out[module_path].count(name)) continue;  // a duplicate key, reported above
-      PlannedTable planned;
+      PlannedTable<Node> planned;
       planned.node = table->second;
       planned.path = tpath;
       if (auto type = r.name(r.field(table->second, tpath, "sharding_type", true), join_key(tpath, "sharding_type"),
                              "sharding type", kShardingTypeNames))
         planned.sharding_type = *type;
       const std::string spath = join_key(tpath, "shards");
-      YAML::Node shards = r.field(table->second, tpath, "shards", true);
+      Node shards = r.field(table->second, tpath, "shards", true);
       if (shards.IsDefined() && shards.IsSequence()) {
         for (std::size_t i = 0; i < shards.size(); ++i) {
           const std::string path = join_index(spath, i);
@@ -126,13 +136,13 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
           auto rank = r.integer(r.field(shards[i], path, "rank", true), join_key(path, "rank"), Range::kNonNegative);
           // [rows, columns] and [row, column]: non-negative integers (offsets optional here).
           auto pair_of = [&](const char* key, bool required) -> std::optional<std::pair<std::int64_t, std::int64_t>> {
-            YAML::Node node = r.field(shards[i], path, key, required);
+            Node node = r.field(shards[i], path, key, required);
             if (!node.IsDefined())
               return required ? std::nullopt : std::optional(std::pair<std::int64_t, std::int64_t>{0, 0});
             if (!node.IsSequence() || node.size() != 2) {
               r.report(node, join_key(path, key),
                        std::string("expected [") + (key[0] == 's' ? "rows, columns" : "row, column") + "], found " +
-                           NodeReader::describe(node));
+                           BasicNodeReader<Node>::describe(node));
               return std::nullopt;
             }
             auto a = r.integer(node[0], join_index(join_key(path, key), 0), Range::kNonNegative);
@@ -148,11 +158,11 @@ std::map<std::string, std::map<std::string, PlannedTable>> read_plan(NodeReader&
           else if (rank && sizes && offsets) {
             planned.shards.push_back(PlacedShard{*rank, sizes->first});
             planned.extents.push_back(
-                PlannedShard{offsets->first, offsets->second, sizes->first, sizes->second, shards[i], path});
+                PlannedShard<Node>{offsets->first, offsets->second, sizes->first, sizes->second, shards[i], path});
           }
         }
       } else if (shards.IsDefined()) {
-        r.report(shards, spath, "expected a list, found " + NodeReader::describe(shards));
+        r.report(shards, spath, "expected a list, found " + BasicNodeReader<Node>::describe(shards));
       }
       out[module_path].emplace(name, std::move(planned));
     }
@@ -167,12 +177,12 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const std
   return read_plan_traffic_input(plan_path, load_model(model_path), model_path, protocol);
 }
 
-PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const ModelConfig& model,
-                                         const std::string& model_path, Protocol protocol,
-                                         const TopologyConfig* topology) {
-  Document doc = read_document(plan_path);
-  const YAML::Node& root = doc.root;  // const: operator[] must not add keys
-  NodeReader r(doc.file);
+namespace {
+// The plan's traffic input from its tree (`root`, read by `r`).
+template <class Node>
+PlanTrafficInput plan_traffic_input_of(BasicNodeReader<Node>& r, const Node& root, const ModelConfig& model,
+                                       const std::string& model_path, Protocol protocol,
+                                       const TopologyConfig* topology) {
   PlanTrafficInput input;
   input.protocol = protocol;
   input.batch_size = model.batch_size;
@@ -205,7 +215,7 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const Mod
         continue;
       }
       used.insert({module.path, table.name});
-      const PlannedTable& planned = module_it->second.at(table.name);
+      const PlannedTable<Node>& planned = module_it->second.at(table.name);
       check_against_model(r, planned, table);
       TableTraffic t;
       t.module_path = module.path;
@@ -237,6 +247,25 @@ PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const Mod
                  "table '" + name + "' of module '" + module_path + "' is not in the model " + model_path);
   r.throw_if_any();
   return input;
+}
+}  // namespace
+
+PlanTrafficInput read_plan_traffic_input(const std::string& plan_path, const ModelConfig& model,
+                                         const std::string& model_path, Protocol protocol,
+                                         const TopologyConfig* topology) {
+  // As read_document reads it ("-" is stdin); a JSON plan into the compact tree
+  // (a plan of thousands of tables on a thousand ranks is tens of MB).
+  const std::string file = input_name(plan_path);
+  const std::string text = read_input_text(plan_path);
+  if (is_json_input(file, text)) {
+    const JsonDocument doc = parse_json_document(file, text);
+    JsonNodeReader r(doc.file);
+    return plan_traffic_input_of(r, doc.root(), model, model_path, protocol, topology);
+  }
+  const Document doc = parse_document(file, text);
+  const YAML::Node& root = doc.root;  // const: operator[] must not add keys
+  NodeReader r(doc.file);
+  return plan_traffic_input_of(r, root, model, model_path, protocol, topology);
 }
 
 }  // namespace shardplan::kjt
