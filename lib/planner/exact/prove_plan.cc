@@ -36,31 +36,27 @@ ProofOutcome prove_plan(std::vector<ShardingOption>& plan, double& perf_rating,
   // The packing bound (packing_bound.h), on the instances the exact search would
   // search: where it meets the plan, the plan is proven optimal and no search is needed.
   if (exact_searchable(input)) {
-    const double packing = std::min(packing_bound(packing_instance(input), perf_rating), perf_rating);
-    bound.bounds.push_back({BoundKind::kPacking, packing});
-    if (packing > bound.value) {
-      bound.value = packing;
-      bound.binding = BoundKind::kPacking;
-    }
-    if (perf_rating <= bound.value) {
+    // Adds a bound of `kind`; true when it meets the plan (then proven optimal, no search).
+    auto meets_plan = [&](BoundKind kind, double value, const char* summary) {
+      bound.bounds.push_back({kind, value});
+      if (value > bound.value) {
+        bound.value = value;
+        bound.binding = kind;
+      }
+      if (!(perf_rating <= bound.value)) return false;
       facts.complete = true;
-      out.summary = "exact search (not needed: the packing bound meets the plan)";
+      out.summary = summary;
       bound.exact = facts;
+      return true;
+    };
+    const double packing = std::min(packing_bound(packing_instance(input), perf_rating), perf_rating);
+    if (meets_plan(BoundKind::kPacking, packing, "exact search (not needed: the packing bound meets the plan)"))
       return out;
-    }
     // The pruned forced-load bound (pruned_forced_load.h): memory priced per rank.
     const double pruned = std::min(pruned_forced_bound(pruned_instance(input), bound.value, perf_rating), perf_rating);
-    bound.bounds.push_back({BoundKind::kPrunedForcedLoad, pruned});
-    if (pruned > bound.value) {
-      bound.value = pruned;
-      bound.binding = BoundKind::kPrunedForcedLoad;
-    }
-    if (perf_rating <= bound.value) {
-      facts.complete = true;
-      out.summary = "exact search (not needed: the pruned_forced_load bound meets the plan)";
-      bound.exact = facts;
+    if (meets_plan(BoundKind::kPrunedForcedLoad, pruned,
+                   "exact search (not needed: the pruned_forced_load bound meets the plan)"))
       return out;
-    }
   }
   ExactOptions options;
   options.incumbent = perf_rating;
