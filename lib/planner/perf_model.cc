@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <span>
 
 namespace shardplan {
@@ -34,14 +35,31 @@ double NoopPerfModel::rate(const SearchSpace& space, const Proposal& proposal, c
   return perfs.empty() ? 0.0 : *std::max_element(perfs.begin(), perfs.end());
 }
 
-bool NoopPerfModel::rated_above(const SearchSpace& space, const PartitionOutcome& outcome, double cutoff) const {
-  if (!outcome.ok || std::isnan(outcome.largest_rank_load) || !space.perfs_finite_nonnegative()) return false;
+namespace {
+// rated_above's relative slack for proposals of `num_options` options, or NaN when
+// none is known.
+double rating_slack(const SearchSpace& space, std::size_t num_options) {
+  if (!space.perfs_finite_nonnegative()) return std::nan("");
   // A rank sums at most every shard of the proposal: options x the most shards of one.
-  const double terms =
-      static_cast<double>(outcome.placement.size()) * static_cast<double>(space.max_option_shards()) + 8;
+  const double terms = static_cast<double>(num_options) * static_cast<double>(space.max_option_shards()) + 8;
   const double slack = 8 * terms * 0x1p-53;
-  if (!(slack < 0x1p-20)) return false;
+  return slack < 0x1p-20 ? slack : std::nan("");
+}
+}  // namespace
+
+bool NoopPerfModel::rated_above(const SearchSpace& space, const PartitionOutcome& outcome, double cutoff) const {
+  if (!outcome.ok || std::isnan(outcome.largest_rank_load)) return false;
+  const double slack = rating_slack(space, outcome.placement.size());
+  if (std::isnan(slack)) return false;
   return outcome.largest_rank_load * (1 - slack) > cutoff;
+}
+
+double NoopPerfModel::load_above(const SearchSpace& space, std::size_t num_options, double cutoff) const {
+  const double slack = rating_slack(space, num_options);
+  if (std::isnan(slack) || !(cutoff >= 0) || !std::isfinite(cutoff)) return std::numeric_limits<double>::infinity();
+  // L > cutoff / (1 - slack) gives L * (1 - slack) > cutoff but for the roundings of
+  // the quotient and the product; 2^-40 more covers both.
+  return cutoff / (1 - slack) * (1 + 0x1p-40);
 }
 
 }  // namespace shardplan

@@ -21,6 +21,7 @@ class NoopPerfModel final : public PerfModel {
   // to within a relative (terms + 5) * 2^-53 or so of the exact sum each. Above
   // `cutoff` by eight times that, the rating is above it too.
   bool rated_above(const SearchSpace& space, const PartitionOutcome& outcome, double cutoff) const override;
+  double load_above(const SearchSpace& space, std::size_t num_options, double cutoff) const override;
 };
 
 }  // namespace shardplan

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
@@ -94,7 +95,17 @@ Evaluation ProposalEvaluator::evaluate_now(const Proposal& proposal, const Stora
   // More storage than all devices together: no partitioner can place it, and the
   // loop needs only the verdict (the text of the last failure comes from plan()).
   if (!partition_every_proposal_ && !needed.fits_in(capacity_)) return out;
-  PartitionOutcome outcome = partitioner_.partition(space_, proposal, constraint_, workspace);
+  // A placement that cannot be kept need not be finished once the partitioner proves
+  // that the rest fits: the verdict (placeable) is all the loop reads of it.
+  const double stop_above = rate_every_plan_ || !std::isfinite(keep_below)
+                                ? std::numeric_limits<double>::infinity()
+                                : perf_model_.load_above(space_, proposal.size(), keep_below);
+  PartitionOutcome outcome = partitioner_.partition_above(space_, proposal, constraint_, workspace, stop_above);
+  if (outcome.ok && !outcome.complete && !perf_model_.rated_above(space_, outcome, keep_below)) {
+    // Not expected (load_above promises it); place it all then.
+    if (workspace) workspace->recycle(std::move(outcome.placement));
+    outcome = partitioner_.partition(space_, proposal, constraint_, workspace);
+  }
   out.ok = outcome.ok;
   if (out.ok) {
     // Placements that cannot be kept (the most, at scale) need not be rated exactly:

@@ -411,6 +411,9 @@ struct PartitionOutcome {
   // perfs component by component, in its placement order; devices started at zero),
   // or NaN when the partitioner does not keep it.
   double largest_rank_load = std::numeric_limits<double>::quiet_NaN();
+  // False when partition_above stopped early: every option surely fits, but the
+  // placement is unfinished and largest_rank_load only a lower bound of the whole one.
+  bool complete = true;
   PlannerErrorType error_type = PlannerErrorType::kPartition;
   PartitionFailure failure;  // when !ok
 };
@@ -446,6 +449,15 @@ class Partitioner {
   // this partitioner made.
   virtual PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal,
                                      const Topology& storage_constraint, PartitionWorkspace* workspace) const = 0;
+  // partition(), but allowed to stop before the placement is finished once it has
+  // proven both that every option will find room and that some rank's load is
+  // already above `stop_above` (then the outcome is ok, not complete). Partitioners
+  // that cannot prove it place everything.
+  virtual PartitionOutcome partition_above(const SearchSpace& space, const Proposal& proposal,
+                                           const Topology& storage_constraint, PartitionWorkspace* workspace,
+                                           double /*stop_above*/) const {
+    return partition(space, proposal, storage_constraint, workspace);
+  }
   // The same with a workspace of its own (one-off calls).
   PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal,
                              const Topology& storage_constraint) const {
@@ -531,6 +543,11 @@ class PerfModel {
   // answered without rating it (false: not known).
   virtual bool rated_above(const SearchSpace& /*space*/, const PartitionOutcome& /*outcome*/, double /*cutoff*/) const {
     return false;
+  }
+  // A load L such that any outcome of `num_options` options whose largest_rank_load
+  // is above L is rated_above `cutoff` (infinity: none is known).
+  virtual double load_above(const SearchSpace& /*space*/, std::size_t /*num_options*/, double /*cutoff*/) const {
+    return std::numeric_limits<double>::infinity();
   }
 };
 

@@ -1,6 +1,8 @@
 #include "planner/partitioners/greedy_perf_partitioner.h"
 
 #include <algorithm>
+#include <limits>
+#include <span>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -10,6 +12,7 @@
 #include "planner/partitioners/greedy/host_order.h"
 #include "planner/partitioners/greedy/partition_steps.h"
 #include "planner/partitioners/greedy/proposal_briefs.h"
+#include "planner/partitioners/greedy/rest_fits.h"
 #include "planner/partitioners/greedy/uniform_fast_step.h"
 
 namespace shardplan {
@@ -26,6 +29,9 @@ struct Workspace final : PartitionWorkspace {
   DeviceHeap heap;
   HostOrder hosts;
   HostStepScratch host_steps;
+  std::vector<std::size_t> proof_starts;   // where partition_above tries its proof
+  std::vector<RestDemand> proof_demands;  // what the options from there on need
+  std::vector<std::pair<double, double>> proof_units;
 };
 
 PartitionOutcome failure(PartitionFailure why) {
@@ -76,6 +82,32 @@ void prefetch_ahead(const ProposalBriefs& briefs, const std::vector<int>& order,
   }
 }
 
+// Options placed between the first and the second try of the proof that the rest
+// fits; the gap doubles after every second try.
+constexpr std::size_t kOptionsBeforeSecondProof = 64;
+
+// Raises `largest` to the load of every device the option just placed loaded
+// (ranks are device positions here).
+void note_loads(PartitionBy partition_by, std::span<const int> ranks, const std::vector<int>& placed_hosts,
+                int placed_host, const Hosts& hosts, std::span<const DeviceLoad> devices, double& largest) {
+  auto host_loads = [&](int host) {
+    for (const DeviceLoad& d : hosts.devices_of(devices, host)) largest = std::max(largest, d.perf_total);
+  };
+  switch (partition_by) {
+    case PartitionBy::kDevice:
+      for (int rank : ranks) largest = std::max(largest, devices[static_cast<std::size_t>(rank)].perf_total);
+      break;
+    case PartitionBy::kHost:
+      host_loads(placed_host);
+      break;
+    case PartitionBy::kMultiHost:
+      for (int host : placed_hosts) host_loads(host);
+      break;
+    case PartitionBy::kUniform:
+      break;
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<PartitionWorkspace> GreedyPerfPartitioner::make_workspace() const {
@@ -88,12 +120,18 @@ PartitionOutcome GreedyPerfPartitioner::partition(const SearchSpace& space, cons
   return partition_capped(space, proposal, storage_constraint, 0, workspace);
 }
 
+PartitionOutcome GreedyPerfPartitioner::partition_above(const SearchSpace& space, const Proposal& proposal,
+                                                        const Topology& storage_constraint,
+                                                        PartitionWorkspace* workspace, double stop_above) const {
+  return partition_capped(space, proposal, storage_constraint, 0, workspace, stop_above);
+}
+
 // torchrec's GreedyPerfPartitioner.partition: uniform options first, one shard
 // per rank; then the others in sort_by order, each placed by its partition_by.
 PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& space, const Proposal& proposal,
                                                          const Topology& storage_constraint,
                                                          std::int64_t hbm_per_device,
-                                                         PartitionWorkspace* workspace) const {
+                                                         PartitionWorkspace* workspace, double stop_above) const {
   std::unique_ptr<PartitionWorkspace> own;
   if (!workspace) {
     own = make_workspace();
@@ -150,6 +188,40 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     }
   }
 
+  // partition_above: the most loaded device's load so far (loads only grow: the perfs
+  // are not negative where load_above gives a finite bound) and the option after which
+  // the proof that the rest fits is tried next (it costs a pass over the rest).
+  bool may_stop = stop_above < std::numeric_limits<double>::infinity() && devices_started_idle && ranks_are_positions;
+  double largest = 0;
+  if (may_stop)
+    for (const DeviceLoad& d : devices) largest = std::max(largest, d.perf_total);
+  // The proof is tried at a few places from the first option after which a load is
+  // above stop_above, further apart each time (the rest's demands there are summed
+  // in one pass); it costs a pass over the devices each.
+  std::size_t proofs_tried = 0;
+  ws.proof_starts.clear();
+  // True when the options from order[next] on surely fit.
+  auto rest_is_placeable = [&](std::size_t next) {
+    if (ws.proof_starts.empty()) {
+      std::size_t gap = kOptionsBeforeSecondProof;
+      for (std::size_t at = next; at < order.size(); at += gap) {
+        ws.proof_starts.push_back(at);
+        if (ws.proof_starts.size() % 2 == 0) gap *= 2;
+      }
+      if (ws.proof_starts.empty()) return false;
+      rest_demands_from(order, ws.proof_starts, briefs.briefs(), hosts.size, ws.proof_demands);
+    }
+    if (proofs_tried >= ws.proof_starts.size() || ws.proof_starts[proofs_tried] != next) return false;
+    return rest_surely_fits(ws.proof_demands[proofs_tried++], devices, hosts, ws.proof_units);
+  };
+  auto stopped = [&]() {
+    outcome.ok = true;
+    outcome.complete = false;
+    outcome.largest_rank_load = largest;
+    return std::move(outcome);
+  };
+  if (may_stop && largest > stop_above && rest_is_placeable(0)) return stopped();
+
   // The others, largest first. One heap and one host order for the whole
   // proposal, each kept current as devices take shards (see DeviceHeap and
   // HostOrder for why that is torchrec's choice every time).
@@ -166,6 +238,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     const OptionId id = proposal[i];
     std::span<int> ranks = placement.ranks_of(i);
     StepError error;
+    int placed_host = -1;
     switch (briefs.brief(i).partition_by) {
       case PartitionBy::kMultiHost:
         error = multi_host_partition(id, space[id], devices, hosts, ws.hosts, briefs.options_on_path(i), ranks,
@@ -173,13 +246,11 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
         if (!error)
           for (int host : ws.placed_hosts) host_changed(host);
         break;
-      case PartitionBy::kHost: {
-        int host = -1;
+      case PartitionBy::kHost:
         error = cohost_partition(id, briefs.brief(i), devices, hosts, ws.hosts, briefs.options_on_path(i), ranks,
-                                 ws.host_steps, host);
-        if (!error) host_changed(host);
+                                 ws.host_steps, placed_host);
+        if (!error) host_changed(placed_host);
         break;
-      }
       case PartitionBy::kDevice:
         if (!heap_built) {
           if ((error = first_shard_misfit(id, briefs.brief(i), devices))) break;
@@ -192,6 +263,10 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
         break;
     }
     if (error) return fail(*error);
+    if (may_stop) {
+      note_loads(briefs.brief(i).partition_by, ranks, ws.placed_hosts, placed_host, hosts, devices, largest);
+      if (largest > stop_above && rest_is_placeable(k + 1)) return stopped();
+    }
   }
   outcome.ok = true;
   if (devices_started_idle) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 
 #include "common/names.h"
@@ -31,11 +32,18 @@ class GreedyPerfPartitioner final : public Partitioner {
   PartitionOutcome partition(const SearchSpace& space, const Proposal& proposal, const Topology& storage_constraint,
                              PartitionWorkspace* workspace) const override;
 
+  // Stops once the options left surely fit (rest_fits.h) while a rank's load is
+  // above stop_above (devices starting at zero perf, ranks at their positions).
+  PartitionOutcome partition_above(const SearchSpace& space, const Proposal& proposal,
+                                   const Topology& storage_constraint, PartitionWorkspace* workspace,
+                                   double stop_above) const override;
+
   // torchrec's partition(..., hbm_per_device): a non-zero hbm_per_device replaces
   // every device's HBM capacity (MemoryBalancedPartitioner's search).
   PartitionOutcome partition_capped(const SearchSpace& space, const Proposal& proposal,
                                     const Topology& storage_constraint, std::int64_t hbm_per_device,
-                                    PartitionWorkspace* workspace) const;
+                                    PartitionWorkspace* workspace,
+                                    double stop_above = std::numeric_limits<double>::infinity()) const;
 
  private:
   SortBy sort_by_;
