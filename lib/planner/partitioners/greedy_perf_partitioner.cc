@@ -188,13 +188,16 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     }
   }
 
-  // partition_above: the most loaded device's load so far (loads only grow: the perfs
-  // are not negative where load_above gives a finite bound) and the option after which
-  // the proof that the rest fits is tried next (it costs a pass over the rest).
-  bool may_stop = stop_above < std::numeric_limits<double>::infinity() && devices_started_idle && ranks_are_positions;
+  // partition_above: a lower bound of the most loaded device's final load, which only
+  // grows (the perfs are not negative where load_above gives a finite bound): the
+  // most loaded device so far, or the largest shard that some device takes.
+  const bool may_stop =
+      stop_above < std::numeric_limits<double>::infinity() && devices_started_idle && ranks_are_positions;
   double largest = 0;
-  if (may_stop)
+  if (may_stop) {
+    largest = briefs.largest_shard_perf();  // some device takes that shard
     for (const DeviceLoad& d : devices) largest = std::max(largest, d.perf_total);
+  }
   // The proof is tried at a few places from the first option after which a load is
   // above stop_above, further apart each time (the rest's demands there are summed
   // in one pass); it costs a pass over the devices each.

@@ -63,6 +63,7 @@ void ProposalBriefs::read_all(const Proposal& proposal) {
   new_key_of_.assign(n, 0);
   unknown_paths_ = 0;
   unranked_ = 0;
+  largest_stale_ = true;
   per_path_.assign(static_cast<std::size_t>(space_->path_count()), 0);
   for (std::size_t i = 0; i < n; ++i) remember(i, proposal[i]);
   unsorted_.assign(kMaxPatchedOptions + 1, 0);  // more than can be patched: sort afresh
@@ -83,6 +84,15 @@ void ProposalBriefs::remember(std::size_t i, OptionId id) {
     ++per_path_[static_cast<std::size_t>(b.path_id)];
   unranked_ += !is_uniform_[i] && rank_of(b) < 0 ? 1 : 0;
   new_key_of_[i] = sort_key(b, sort_by_, i);
+  if (!largest_stale_ && !is_uniform_[i]) {
+    const double perf = space_->score(id, true);
+    if (perf > largest_shard_perf_) {
+      largest_shard_perf_ = perf;
+      largest_count_ = 1;
+    } else if (perf == largest_shard_perf_) {
+      ++largest_count_;
+    }
+  }
 }
 
 // Undoes remember(i, ...) in the counts.
@@ -93,6 +103,28 @@ void ProposalBriefs::forget(std::size_t i) {
   else
     --per_path_[static_cast<std::size_t>(b.path_id)];
   unranked_ -= !is_uniform_[i] && rank_of(b) < 0 ? 1 : 0;
+  // The option that held the largest shard perf leaves: summed afresh when next asked.
+  if (!largest_stale_ && !is_uniform_[i] && space_->score(read_[i], true) == largest_shard_perf_ &&
+      --largest_count_ == 0)
+    largest_stale_ = true;
+}
+
+double ProposalBriefs::largest_shard_perf() {
+  if (largest_stale_) {
+    largest_shard_perf_ = 0;
+    largest_count_ = 0;
+    for (int i : nonuniform_) {
+      const double perf = space_->score(read_[static_cast<std::size_t>(i)], true);
+      if (perf > largest_shard_perf_) {
+        largest_shard_perf_ = perf;
+        largest_count_ = 1;
+      } else if (perf == largest_shard_perf_) {
+        ++largest_count_;
+      }
+    }
+    largest_stale_ = false;
+  }
+  return largest_shard_perf_;
 }
 
 int ProposalBriefs::rank_of(const PartitionOptionBrief& b) const {

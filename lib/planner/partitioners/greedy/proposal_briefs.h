@@ -38,6 +38,10 @@ class ProposalBriefs {
   // need it), kept current as the proposal's options change.
   int options_on_path(std::size_t i);
 
+  // The largest perf total of one shard of the non-uniform options (0 without any):
+  // every plan of the proposal has a rank loaded at least that much.
+  double largest_shard_perf();
+
   // The non-uniform options in torchrec's placement order: sorted descending by
   // storage or perf (balance_modules: options of modules with fewer options
   // first), ties in proposal order (Python's sort is stable under reverse).
@@ -66,6 +70,10 @@ class ProposalBriefs {
   std::size_t unknown_paths_ = 0;  // options whose path is not an enumerated option's
   std::size_t unranked_ = 0;       // non-uniform options without a rank in the search space
   bool counted_ = false;
+  // largest_shard_perf() while !largest_stale_, and how many non-uniform options have it.
+  double largest_shard_perf_ = 0;
+  int largest_count_ = 0;
+  bool largest_stale_ = true;
   std::vector<int> per_path_;                         // options per path id (kept by remember/forget)
   std::map<std::string, int> options_per_path_name_;  // when not all_paths_known()
   std::vector<int> order_;

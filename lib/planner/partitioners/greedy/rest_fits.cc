@@ -54,6 +54,10 @@ bool units_outlast(const RestDemand::Bytes& bytes, std::vector<std::pair<double,
   // Enough without the knapsack: the x of the units not spoiled through DDR add up to
   // at least 2 less the y of those that are, which are below 1 together.
   if (least_sum >= 2 * kWhole || forced_x >= kWhole || forced_y >= kWhole) return true;
+  // Not even every unit's x together reaches 1: no need to weigh them.
+  double x_sum = 0;
+  for (const auto& unit : units) x_sum += unit.first;
+  if (x_sum < kWhole) return false;
   // The others: a unit without slack adds nothing either way (and would tie with
   // every other in the sort).
   units.erase(std::remove_if(units.begin(), units.end(),
