@@ -71,7 +71,7 @@ Topology reuse_test_topology(std::int64_t hbm_per_device) {
 
 TEST_CASE("a reused workspace places a proposer's walk as fresh workspaces do", "[partitioner][reuse]") {
   std::mt19937_64 rng(20261127);
-  std::size_t placed = 0, failed = 0, derived = 0;
+  std::size_t placed = 0, failed = 0, derived = 0, stopped_early = 0;
   for (int trial = 0; trial < 6; ++trial) {
     const int tables = 150 + static_cast<int>(rng() % 150);
     ReuseTestSpace s = reuse_test_space(tables, rng);
@@ -110,6 +110,15 @@ TEST_CASE("a reused workspace places a proposer's walk as fresh workspaces do", 
         ++placed;
         REQUIRE(shared.placement.rank_lists() == fresh.placement.rank_lists());
         CHECK(shared.largest_rank_load == fresh.largest_rank_load);
+        // Stopping early reads the proposal's largest shard perf, which the workspace
+        // keeps current as options change: it stops where a fresh one does.
+        const double stop_above = fresh.largest_rank_load * (step % 3 == 0 ? 0.3 : 0.8);
+        const PartitionOutcome shared_above =
+            greedy.partition_above(s.space, proposal, topology, workspace.get(), stop_above);
+        const PartitionOutcome fresh_above = greedy.partition_above(s.space, proposal, topology, nullptr, stop_above);
+        REQUIRE(shared_above.complete == fresh_above.complete);
+        CHECK(shared_above.largest_rank_load == fresh_above.largest_rank_load);
+        stopped_early += shared_above.complete ? 0 : 1;
       } else {
         ++failed;
         CHECK(shared.failure.kind == fresh.failure.kind);
@@ -123,6 +132,7 @@ TEST_CASE("a reused workspace places a proposer's walk as fresh workspaces do", 
   CHECK(placed > 100);
   CHECK(failed > 20);
   CHECK(derived >= 12);
+  CHECK(stopped_early > 100);
 }
 
 }  // namespace shardplan
