@@ -112,7 +112,8 @@ TEST_CASE("a reused workspace places a proposer's walk as fresh workspaces do", 
         CHECK(shared.largest_rank_load == fresh.largest_rank_load);
         // Stopping early reads the proposal's largest shard perf, which the workspace
         // keeps current as options change: it stops where a fresh one does.
-        const double stop_above = fresh.largest_rank_load * (step % 3 == 0 ? 0.3 : 0.8);
+        const double fractions[] = {0.02, 0.04, 0.06, 0.1, 0.3, 0.8};
+        const double stop_above = fresh.largest_rank_load * fractions[step % 6];
         const PartitionOutcome shared_above =
             greedy.partition_above(s.space, proposal, topology, workspace.get(), stop_above);
         const PartitionOutcome fresh_above = greedy.partition_above(s.space, proposal, topology, nullptr, stop_above);
