@@ -143,8 +143,13 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
     PlanProgress progress{PlanStage::kProposing, k, proposers_.size(), result.num_proposals, std::nullopt};
     if (progress_) progress_(progress);
     std::size_t step = 0;
+    // One buffer for the whole walk: the proposer patches it from one proposal to the
+    // next (proposals of thousands of tables differ in one).
+    Proposal current;
+    const Proposal* proposal = &current;
     // torchrec's `while proposal:` also stops on an empty proposal.
-    for (auto proposal = proposer.propose(); proposal && !proposal->empty(); proposal = proposer.propose(), ++step) {
+    for (bool more = proposer.propose_into(current, false); more && !current.empty();
+         more = proposer.propose_into(current, true), ++step) {
       if (stopped()) return result;
       tally.update(*proposal);
       const ProposalKey key = tally.key();
@@ -172,7 +177,7 @@ PlanResult EmbeddingShardingPlanner::plan(const Topology& topology, const ModelC
         lowest = std::min(lowest, tally.total_storage());
         cache.emplace(key, CachedVerdict{false, std::nullopt});
         proposer.feedback({false, &*proposal, std::nullopt, &constraint});
-        last_failed = std::move(*proposal);  // moved: most proposals fail, the next is a new vector
+        if (!best_proposal) last_failed = current;  // read only when no proposal is placed
       }
       if (progress_) {
         progress.proposals_tried = result.num_proposals;

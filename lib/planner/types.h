@@ -514,6 +514,16 @@ class Proposer {
   virtual std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) = 0;
   // The next proposal, or nullopt when the proposer is done.
   virtual std::optional<Proposal> propose() = 0;
+  // propose() into `out` (false: done, `out` unspecified). `out_is_last`: `out` holds
+  // this proposer's last proposal unchanged, so a proposer that knows which tables
+  // changed since may patch it instead of writing all of it (proposals of thousands
+  // of tables differ in one).
+  virtual bool propose_into(Proposal& out, bool /*out_is_last*/) {
+    std::optional<Proposal> next = propose();
+    if (!next) return false;
+    out = std::move(*next);
+    return true;
+  }
   // The verdict on the last proposal.
   virtual void feedback(const ProposerFeedback& feedback) = 0;
   // Writes to `out` up to `n` proposals that propose() will return next (the current

@@ -39,6 +39,8 @@ std::optional<std::string> GreedyProposer::load(SearchSpace& space, const Option
   walk_.next.reset(tables);
   for (std::size_t t = 0; t < tables; ++t) walk_.next.set(t, storage_keys_[first_[t]], first_[t] + 1 < first_[t + 1]);
   done_ = tables == 0;
+  advanced_.clear();
+  advanced_overflow_ = true;  // nothing handed out yet
   // torchrec keeps the threshold bookkeeping across load() calls; one load per plan here.
   have_best_ = false;
   num_inferior_perf_ = 0;
@@ -60,6 +62,18 @@ std::optional<Proposal> GreedyProposer::propose() {
   return proposal_of(walk_);
 }
 
+bool GreedyProposer::propose_into(Proposal& out, bool out_is_last) {
+  if (done_) return false;
+  if (out_is_last && !advanced_overflow_ && out.size() == walk_.proposal.size()) {
+    for (std::size_t t : advanced_) out[t] = walk_.proposal[t];
+  } else {
+    out.assign(walk_.proposal.begin(), walk_.proposal.end());
+  }
+  advanced_.clear();
+  advanced_overflow_ = false;
+  return true;
+}
+
 void GreedyProposer::feedback(const ProposerFeedback& feedback) {
   // torchrec tests `threshold and perf_rating` for truthiness: a rating of 0 is skipped.
   if (threshold_ && feedback.perf_rating && *feedback.perf_rating != 0) {
@@ -76,10 +90,18 @@ void GreedyProposer::feedback(const ProposerFeedback& feedback) {
   }
   // The table whose current option uses the most storage moves on; ties go to
   // the first table, and a table using no storage never moves.
-  if (auto t = walk_.next.best())
+  if (auto t = walk_.next.best()) {
     advance(walk_, *t);
-  else
+    // Remembered for propose_into; a walk between two calls is patched table by table
+    // up to a few tables, else written whole.
+    constexpr std::size_t kMaxPatched = 16;
+    if (advanced_.size() < kMaxPatched)
+      advanced_.push_back(*t);
+    else
+      advanced_overflow_ = true;
+  } else {
     done_ = true;
+  }
 }
 
 void GreedyProposer::lookahead(std::size_t n, ProposalSteps& out) const {

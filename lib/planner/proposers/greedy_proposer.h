@@ -22,6 +22,8 @@ class GreedyProposer final : public Proposer {
       : use_depth_(use_depth), threshold_(threshold && *threshold != 0 ? threshold : std::nullopt) {}
   std::optional<std::string> load(SearchSpace& space, const OptionEstimator* estimator) override;
   std::optional<Proposal> propose() override;
+  // Patches `out` with the tables advanced since the last call when it holds that proposal.
+  bool propose_into(Proposal& out, bool out_is_last) override;
   void feedback(const ProposerFeedback& feedback) override;
   // The threshold early stop compares ratings; without it feedback only steps on.
   bool reads_ratings() const override { return threshold_.has_value(); }
@@ -50,6 +52,9 @@ class GreedyProposer final : public Proposer {
   std::vector<StorageKey> storage_keys_;  // per entry of options_
   std::vector<std::size_t> first_;        // per table, its first entry; plus the end
   Walk walk_;
+  // Tables advanced since the last propose_into (kMaxPatched at most; more: all).
+  std::vector<std::size_t> advanced_;
+  bool advanced_overflow_ = true;
   bool done_ = true;
   double best_perf_rating_ = 0;
   bool have_best_ = false;
