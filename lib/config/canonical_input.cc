@@ -40,10 +40,8 @@ void canonical_value(std::string& out, bool value) { out += value ? "true" : "fa
 void canonical_value(std::string& out, const std::string& value) { append_json_string(out, value); }
 
 template <typename Enum>
-  requires std::is_enum_v<Enum>
-void canonical_value(std::string& out, Enum value) {
-  append_json_string(out, to_string(value));
-}
+requires std::is_enum_v<Enum>
+void canonical_value(std::string& out, Enum value) { append_json_string(out, to_string(value)); }
 
 template <typename T>
 void canonical_value(std::string& out, const std::vector<T>& values) {
@@ -130,7 +128,8 @@ void canonical_model(std::string& out, const ModelConfig& m) {
       canonical_value(jt["embedding_dim"], t.embedding_dim);
       canonical_value(jt["data_type"], t.data_type);
       // An empty list plans as the omitted key, which the loader reads as [name].
-      canonical_value(jt["feature_names"], t.feature_names.empty() ? std::vector<std::string>{t.name} : t.feature_names);
+      canonical_value(jt["feature_names"],
+                      t.feature_names.empty() ? std::vector<std::string>{t.name} : t.feature_names);
       jt.close();
     }
     out += ']';

@@ -156,9 +156,8 @@ InputKind validate_file(const std::string& path, std::optional<InputKind> forced
 }
 
 InputKind validate_text(const std::string& file, std::string_view text, std::optional<InputKind> forced) {
-  return read_parsed(file, text, [forced](const std::string& name, const auto& root) {
-    return validate_root(name, root, forced);
-  });
+  return read_parsed(file, text,
+                     [forced](const std::string& name, const auto& root) { return validate_root(name, root, forced); });
 }
 
 namespace {
@@ -168,8 +167,7 @@ InputKind validate_root(const std::string& file, const Node& root, std::optional
   std::optional<InputKind> kind = forced ? forced : detect_kind(root);
   if (!kind) {
     if (!root.IsMap())
-      throw InputError(r.pos(root), "",
-                       "expected a mapping of keys, found " + BasicNodeReader<Node>::describe(root));
+      throw InputError(r.pos(root), "", "expected a mapping of keys, found " + BasicNodeReader<Node>::describe(root));
     throw InputError(r.pos(root), "",
                      "cannot tell what this file holds: expected top-level keys model and topology (case), "
                      "modules (model), world_size (topology) or proposers/partitioner/storage_reservation "

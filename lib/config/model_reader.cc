@@ -13,7 +13,9 @@ namespace shardplan {
 namespace {
 
 template <class Node>
-std::optional<std::string> read_string(BasicNodeReader<Node>& r, const Node& n, const std::string& p) { return r.string(n, p); }
+std::optional<std::string> read_string(BasicNodeReader<Node>& r, const Node& n, const std::string& p) {
+  return r.string(n, p);
+}
 
 template <class Node>
 TableConfig read_table(BasicNodeReader<Node>& r, const Node& node, const std::string& path) {

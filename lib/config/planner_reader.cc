@@ -28,7 +28,8 @@ void read_partitioner(BasicNodeReader<Node>& r, const Node& node, const std::str
 }
 
 template <class Node>
-void read_reservation(BasicNodeReader<Node>& r, const Node& node, const std::string& path, StorageReservationOptions& out) {
+void read_reservation(BasicNodeReader<Node>& r, const Node& node, const std::string& path,
+                      StorageReservationOptions& out) {
   if (!r.expect_map(node, path)) return;
   r.check_keys(node, path, known_keys("storage_reservation"));
   with_field(r, node, path, "policy", [&](const Node& n, const std::string& p) {

@@ -27,8 +27,7 @@ PlannerOptions read_planner(BasicNodeReader<Node>& reader, const std::type_ident
 
 // A one-file case at `root` (`file` becomes its source).
 template <class Node>
-PlanningInput read_case(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& root,
-                        const std::string& file);
+PlanningInput read_case(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& root, const std::string& file);
 
 // Reads `key` from `map` when present and hands the value node and its key path
 // to `read`; absent keys are left alone (their defaults stay).

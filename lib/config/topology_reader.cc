@@ -31,7 +31,8 @@ void read_custom(BasicNodeReader<Node>& r, const Node& node, const std::string& 
 }  // namespace
 
 template <class Node>
-TopologyConfig read_topology(BasicNodeReader<Node>& r, const std::type_identity_t<Node>& node, const std::string& path) {
+TopologyConfig read_topology(BasicNodeReader<Node>& r, const std::type_identity_t<Node>& node,
+                             const std::string& path) {
   TopologyConfig topology;
   if (!r.expect_map(node, path)) return topology;
   r.check_keys(node, path, known_keys("topology"));

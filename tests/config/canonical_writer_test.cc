@@ -62,7 +62,8 @@ std::string reference_canonical_text(const PlanningInput& input) {
     modules.push_back(jm);
   }
   model["modules"] = modules;
-  model["dense"] = RefJson{{"parameters", m.dense.parameters}, {"data_type", std::string(to_string(m.dense.data_type))}};
+  model["dense"] =
+      RefJson{{"parameters", m.dense.parameters}, {"data_type", std::string(to_string(m.dense.data_type))}};
   RefJson constraints = RefJson::object();
   for (const auto& [name, c] : m.constraints) {
     RefJson j;
@@ -94,8 +95,7 @@ std::string reference_canonical_text(const PlanningInput& input) {
   const TopologyConfig& t = input.topology;
   RefJson topology;
   topology["world_size"] = t.world_size;
-  topology["local_world_size"] =
-      t.local_world_size && *t.local_world_size != 0 ? *t.local_world_size : t.world_size;
+  topology["local_world_size"] = t.local_world_size && *t.local_world_size != 0 ? *t.local_world_size : t.world_size;
   topology["compute_device"] = std::string(to_string(t.compute_device));
   topology["hbm_cap"] = ref_optional(t.hbm_cap);
   topology["ddr_cap"] = ref_optional(t.ddr_cap);

@@ -184,8 +184,7 @@ TEST_CASE("JSON config readers: the quickstart case reads the same from either t
   CHECK(case_from_compact_tree("quickstart.json", text) == before);
 }
 
-TEST_CASE("JSON config readers: model, topology and planner files read the same from either tree",
-          "[config][trees]") {
+TEST_CASE("JSON config readers: model, topology and planner files read the same from either tree", "[config][trees]") {
   const ordered_json full = reader_trees_full_case();
   struct Section {
     const char* key;
