@@ -4,8 +4,9 @@ namespace shardplan {
 
 bool is_reservation_fraction(double value) { return value >= 0 && value <= 1; }
 
-void check_table_elements(NodeReader& reader, const YAML::Node& table_node, const std::string& path,
-                          const TableConfig& table) {
+template <class Node>
+void check_table_elements(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& table_node,
+                          const std::string& path, const TableConfig& table) {
   // Both factors are within their own limits here, so the product fits in 64 bits.
   if (table.num_embeddings <= 0 || table.embedding_dim <= 0) return;
   const std::int64_t elements = table.num_embeddings * table.embedding_dim;
@@ -15,7 +16,8 @@ void check_table_elements(NodeReader& reader, const YAML::Node& table_node, cons
                     std::to_string(kMaxTableElements) + " (shardplan's limit)");
 }
 
-void check_model_size(NodeReader& reader, const ModelConfig& model, const std::string& path) {
+template <class Node>
+void check_model_size(BasicNodeReader<Node>& reader, const ModelConfig& model, const std::string& path) {
   std::int64_t tables = 0;
   std::int64_t elements = 0;
   for (std::size_t m = 0; m < model.modules.size(); ++m) {
@@ -36,5 +38,10 @@ void check_model_size(NodeReader& reader, const ModelConfig& model, const std::s
     }
   }
 }
+
+template void check_table_elements(NodeReader&, const YAML::Node&, const std::string&, const TableConfig&);
+template void check_table_elements(JsonNodeReader&, const JsonNode&, const std::string&, const TableConfig&);
+template void check_model_size(NodeReader&, const ModelConfig&, const std::string&);
+template void check_model_size(JsonNodeReader&, const ModelConfig&, const std::string&);
 
 }  // namespace shardplan

@@ -40,11 +40,14 @@ inline constexpr std::int64_t kMaxSearchCount = 1'000;
 inline constexpr double kMaxParameterMultiplier = 1'000.0;
 
 // Reports a table whose num_embeddings x embedding_dim passes kMaxTableElements.
-void check_table_elements(NodeReader& reader, const YAML::Node& table_node, const std::string& path,
-                          const TableConfig& table);
+// (For both trees: `Node` is YAML::Node or JsonNode.)
+template <class Node>
+void check_table_elements(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& table_node,
+                          const std::string& path, const TableConfig& table);
 // Reports a model of more than kMaxTables tables, or whose tables together pass
 // kMaxModelElements (at the table where the running total passes it).
-void check_model_size(NodeReader& reader, const ModelConfig& model, const std::string& path);
+template <class Node>
+void check_model_size(BasicNodeReader<Node>& reader, const ModelConfig& model, const std::string& path);
 
 // The range rules (document/limits.h's IntegerRule) of values that both an input
 // file and a planner override (planner_overrides.h) set: one rule each, read by the

@@ -12,11 +12,13 @@ namespace shardplan {
 
 namespace {
 
-using Node = YAML::Node;
+template <class Node>
+std::optional<std::string> read_string(BasicNodeReader<Node>& r, const Node& n, const std::string& p) {
+  return r.string(n, p);
+}
 
-std::optional<std::string> read_string(NodeReader& r, const Node& n, const std::string& p) { return r.string(n, p); }
-
-TableConfig read_table(NodeReader& r, const Node& node, const std::string& path) {
+template <class Node>
+TableConfig read_table(BasicNodeReader<Node>& r, const Node& node, const std::string& path) {
   TableConfig table;
   table.pos = r.pos(node);
   if (!r.expect_map(node, path)) return table;
@@ -37,7 +39,7 @@ TableConfig read_table(NodeReader& r, const Node& node, const std::string& path)
   with_field(r, node, path, "feature_names", [&](const Node& n, const std::string& p) {
     if (!check_list_length(r, n, p, kMaxFeaturesPerTable)) return;
     // An empty list is "not given" (torchrec): the default [<name>] below.
-    assign(table.feature_names, r.list<std::string>(n, p, false, [&](const Node& e, const std::string& ep) {
+    assign(table.feature_names, r.template list<std::string>(n, p, false, [&](const Node& e, const std::string& ep) {
       return read_string(r, e, ep);
     }));
   });
@@ -46,7 +48,8 @@ TableConfig read_table(NodeReader& r, const Node& node, const std::string& path)
   return table;
 }
 
-ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& path) {
+template <class Node>
+ModuleConfig read_module(BasicNodeReader<Node>& r, const Node& node, const std::string& path) {
   ModuleConfig module;
   module.pos = r.pos(node);
   if (!r.expect_map(node, path)) return module;
@@ -59,7 +62,7 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
   if (Node n = r.field(node, path, "tables", true); n.IsDefined()) {
     std::string tables_path = join_key(path, "tables");
     if (!n.IsSequence()) {
-      r.report(n, tables_path, "expected a list of tables, found " + NodeReader::describe(n));
+      r.report(n, tables_path, "expected a list of tables, found " + BasicNodeReader<Node>::describe(n));
     } else if (n.size() == 0) {
       r.report(n, tables_path, "expected at least one table");
     } else if (check_list_length(r, n, tables_path, kMaxTables)) {
@@ -82,7 +85,8 @@ ModuleConfig read_module(NodeReader& r, const Node& node, const std::string& pat
   return module;
 }
 
-CacheParams read_cache_params(NodeReader& r, const Node& node, const std::string& path) {
+template <class Node>
+CacheParams read_cache_params(BasicNodeReader<Node>& r, const Node& node, const std::string& path) {
   CacheParams cache;
   if (!r.expect_map(node, path)) return cache;
   r.check_keys(node, path, known_keys("cache_params"));
@@ -109,25 +113,27 @@ CacheParams read_cache_params(NodeReader& r, const Node& node, const std::string
 // Where a well-formed pooling_factors list was written (it has a default, so
 // "parsed" cannot be told from the config alone). A default-constructed
 // YAML::Node counts as defined, so presence is kept as a flag.
+template <class Node>
 struct PerFeatureLists {
   Node pooling_factors;
   bool has_pooling_factors = false;
 };
 
-ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, const std::string& path,
-                                           PerFeatureLists& lists) {
+template <class Node>
+ParameterConstraintsConfig read_constraint(BasicNodeReader<Node>& r, const Node& node, const std::string& path,
+                                           PerFeatureLists<Node>& lists) {
   ParameterConstraintsConfig c;
   if (!r.expect_map(node, path)) return c;
   r.check_keys(node, path, known_keys("constraints"));
   with_field(r, node, path, "sharding_types", [&](const Node& n, const std::string& p) {
     // Empty lists are "not given" in torchrec's _filter_sharding_types and
     // _filter_compute_kernels (enumerators.py); the enumerator tests for that.
-    c.sharding_types = r.list<ShardingType>(n, p, false, [&](const Node& e, const std::string& ep) {
+    c.sharding_types = r.template list<ShardingType>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.name(e, ep, "sharding type", kShardingTypeNames);
     });
   });
   with_field(r, node, path, "compute_kernels", [&](const Node& n, const std::string& p) {
-    c.compute_kernels = r.list<ComputeKernel>(n, p, false, [&](const Node& e, const std::string& ep) {
+    c.compute_kernels = r.template list<ComputeKernel>(n, p, false, [&](const Node& e, const std::string& ep) {
       return r.name(e, ep, "compute kernel", kComputeKernelNames);
     });
   });
@@ -138,7 +144,7 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
   });
   with_field(r, node, path, "pooling_factors", [&](const Node& n, const std::string& p) {
     // [] reaches the per-feature check, which says what torchrec would do with it.
-    auto values = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
+    auto values = r.template list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
       return at_most(r, e, ep, r.number(e, ep, Range::kNonNegative), kMaxPoolingFactor);
     });
     if (values) {  // only a well-formed list gets its length checked
@@ -150,12 +156,12 @@ ParameterConstraintsConfig read_constraint(NodeReader& r, const Node& node, cons
   with_field(r, node, path, "num_poolings", [&](const Node& n, const std::string& p) {
     // torchrec takes 0.0 as it is (no input of that feature is pooled), and []
     // as "not given" (shard_estimators.py tests the list for truthiness).
-    c.num_poolings = r.list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
+    c.num_poolings = r.template list<double>(n, p, false, [&](const Node& e, const std::string& ep) {
       return at_most(r, e, ep, r.number(e, ep, Range::kNonNegative), kMaxPoolingFactor);
     });
   });
   with_field(r, node, path, "batch_sizes", [&](const Node& n, const std::string& p) {
-    c.batch_sizes = r.list<std::int64_t>(n, p, false, [&](const Node& e, const std::string& ep) {
+    c.batch_sizes = r.template list<std::int64_t>(n, p, false, [&](const Node& e, const std::string& ep) {
       return at_most(r, e, ep, r.integer(e, ep, Range::kPositive), kMaxBatchSize);
     });
   });
@@ -185,7 +191,8 @@ std::string feature_list(const TableConfig& table) {
 }
 
 // pooling_factors / num_poolings / batch_sizes: one entry per feature of the table.
-void check_per_feature(NodeReader& r, const Node& list, const std::string& path, std::size_t length,
+template <class Node>
+void check_per_feature(BasicNodeReader<Node>& r, const Node& list, const std::string& path, std::size_t length,
                        const TableConfig& table) {
   if (!list.IsDefined() || length == table.feature_names.size()) return;
   std::size_t want = table.feature_names.size();
@@ -201,7 +208,8 @@ void check_per_feature(NodeReader& r, const Node& list, const std::string& path,
 // enumerators.py _extract_constraints_for_param), whatever its features; torchrec's
 // EmbeddingPerfEstimator.estimate then asserts that num_poolings and batch_sizes
 // have that one entry too. An empty list is "not given" there (truthiness).
-void check_against_default_pooling(NodeReader& r, const Node& constraint, const std::string& cpath,
+template <class Node>
+void check_against_default_pooling(BasicNodeReader<Node>& r, const Node& constraint, const std::string& cpath,
                                    const ParameterConstraintsConfig& c, const TableConfig& table) {
   auto check = [&](std::string_view key, std::size_t length) {
     if (length == 0 || length == 1) return;
@@ -220,7 +228,8 @@ void check_against_default_pooling(NodeReader& r, const Node& constraint, const 
   if (c.batch_sizes) check("batch_sizes", c.batch_sizes->size());
 }
 
-void read_constraints(NodeReader& r, const Node& node, const std::string& path, ModelConfig& model) {
+template <class Node>
+void read_constraints(BasicNodeReader<Node>& r, const Node& node, const std::string& path, ModelConfig& model) {
   if (!r.expect_map(node, path)) return;
   std::map<std::string, const TableConfig*> tables;
   std::vector<std::string> table_names;
@@ -231,7 +240,7 @@ void read_constraints(NodeReader& r, const Node& node, const std::string& path, 
   for (auto it = node.begin(); it != node.end(); ++it) {
     const Node key = it->first;
     if (!key.IsScalar()) {
-      r.report(key, path, "expected a table name, found " + NodeReader::describe(key));
+      r.report(key, path, "expected a table name, found " + BasicNodeReader<Node>::describe(key));
       continue;
     }
     std::string name = key.Scalar();
@@ -240,7 +249,7 @@ void read_constraints(NodeReader& r, const Node& node, const std::string& path, 
       r.report(key, cpath, "duplicate constraints for table '" + name + "'");
       continue;
     }
-    PerFeatureLists lists;
+    PerFeatureLists<Node> lists;
     ParameterConstraintsConfig c = read_constraint(r, it->second, cpath, lists);
     c.pos = r.pos(key);
     auto table = tables.find(name);
@@ -270,7 +279,8 @@ void read_constraints(NodeReader& r, const Node& node, const std::string& path, 
 
 // Table names must be unique across the whole model (constraints are keyed by
 // them), module paths unique, and so the fqns "<path>.<name>".
-void check_unique_names(NodeReader& r, const ModelConfig& model, const std::string& path) {
+template <class Node>
+void check_unique_names(BasicNodeReader<Node>& r, const ModelConfig& model, const std::string& path) {
   std::map<std::string, SourcePos> module_paths, table_names, fqns;
   auto where = [](const SourcePos& p) { return "line " + std::to_string(p.line); };
   for (std::size_t m = 0; m < model.modules.size(); ++m) {
@@ -301,7 +311,8 @@ void check_unique_names(NodeReader& r, const ModelConfig& model, const std::stri
 
 }  // namespace
 
-ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path) {
+template <class Node>
+ModelConfig read_model(BasicNodeReader<Node>& r, const std::type_identity_t<Node>& node, const std::string& path) {
   ModelConfig model;
   if (!r.expect_map(node, path)) return model;
   r.check_keys(node, path, known_keys("model"));
@@ -317,7 +328,7 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
   if (Node n = r.field(node, path, "modules", true); n.IsDefined()) {
     std::string mpath = join_key(path, "modules");
     if (!n.IsSequence()) {
-      r.report(n, mpath, "expected a list of modules, found " + NodeReader::describe(n));
+      r.report(n, mpath, "expected a list of modules, found " + BasicNodeReader<Node>::describe(n));
     } else if (n.size() == 0) {
       r.report(n, mpath, "expected at least one module");
     } else if (check_list_length(r, n, mpath, kMaxTables)) {
@@ -342,5 +353,8 @@ ModelConfig read_model(NodeReader& r, const Node& node, const std::string& path)
              [&](const Node& n, const std::string& p) { model.planner = read_planner(r, n, p); });
   return model;
 }
+
+template ModelConfig read_model(NodeReader&, const YAML::Node&, const std::string&);
+template ModelConfig read_model(JsonNodeReader&, const JsonNode&, const std::string&);
 
 }  // namespace shardplan

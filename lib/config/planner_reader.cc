@@ -8,9 +8,8 @@ namespace shardplan {
 
 namespace {
 
-using Node = YAML::Node;
-
-void read_partitioner(NodeReader& r, const Node& node, const std::string& path, PartitionerOptions& out) {
+template <class Node>
+void read_partitioner(BasicNodeReader<Node>& r, const Node& node, const std::string& path, PartitionerOptions& out) {
   if (!r.expect_map(node, path)) return;
   r.check_keys(node, path, known_keys("partitioner"));
   with_field(r, node, path, "type", [&](const Node& n, const std::string& p) {
@@ -28,7 +27,9 @@ void read_partitioner(NodeReader& r, const Node& node, const std::string& path, 
              [&](const Node& n, const std::string& p) { assign(out.tolerance, r.number(n, p, Range::kNonNegative)); });
 }
 
-void read_reservation(NodeReader& r, const Node& node, const std::string& path, StorageReservationOptions& out) {
+template <class Node>
+void read_reservation(BasicNodeReader<Node>& r, const Node& node, const std::string& path,
+                      StorageReservationOptions& out) {
   if (!r.expect_map(node, path)) return;
   r.check_keys(node, path, known_keys("storage_reservation"));
   with_field(r, node, path, "policy", [&](const Node& n, const std::string& p) {
@@ -53,12 +54,13 @@ void read_reservation(NodeReader& r, const Node& node, const std::string& path, 
 
 }  // namespace
 
-PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& path) {
+template <class Node>
+PlannerOptions read_planner(BasicNodeReader<Node>& r, const std::type_identity_t<Node>& node, const std::string& path) {
   PlannerOptions planner;
   if (!r.expect_map(node, path)) return planner;
   r.check_keys(node, path, known_keys("planner"));
   with_field(r, node, path, "proposers", [&](const Node& n, const std::string& p) {
-    auto proposers = r.list<ProposerKind>(
+    auto proposers = r.template list<ProposerKind>(
         n, p, false, [&](const Node& e, const std::string& ep) { return r.name(e, ep, "proposer", kProposerNames); });
     // An empty list is "not given": torchrec's EmbeddingShardingPlanner tests
     // `if proposer:` and falls back to its default set.
@@ -75,5 +77,8 @@ PlannerOptions read_planner(NodeReader& r, const Node& node, const std::string& 
   });
   return planner;
 }
+
+template PlannerOptions read_planner(NodeReader&, const YAML::Node&, const std::string&);
+template PlannerOptions read_planner(JsonNodeReader&, const JsonNode&, const std::string&);
 
 }  // namespace shardplan

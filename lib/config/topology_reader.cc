@@ -7,15 +7,14 @@ namespace shardplan {
 
 namespace {
 
-using Node = YAML::Node;
-
 // custom.hbm_cap / custom.ddr_cap: one size per rank.
-void read_custom(NodeReader& r, const Node& node, const std::string& path, TopologyConfig& topology) {
+template <class Node>
+void read_custom(BasicNodeReader<Node>& r, const Node& node, const std::string& path, TopologyConfig& topology) {
   if (!r.expect_map(node, path)) return;
   r.check_keys(node, path, known_keys("custom"));
   auto read_caps = [&](std::string_view key, std::optional<std::vector<std::int64_t>>& out) {
     with_field(r, node, path, key, [&](const Node& n, const std::string& p) {
-      out = r.list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) {
+      out = r.template list<std::int64_t>(n, p, true, [&](const Node& e, const std::string& ep) {
         return at_most(r, e, ep, r.size_bytes(e, ep), kMaxBytes);
       });
       if (out && topology.world_size > 0 && static_cast<std::int64_t>(out->size()) != topology.world_size) {
@@ -31,7 +30,9 @@ void read_custom(NodeReader& r, const Node& node, const std::string& path, Topol
 
 }  // namespace
 
-TopologyConfig read_topology(NodeReader& r, const Node& node, const std::string& path) {
+template <class Node>
+TopologyConfig read_topology(BasicNodeReader<Node>& r, const std::type_identity_t<Node>& node,
+                             const std::string& path) {
   TopologyConfig topology;
   if (!r.expect_map(node, path)) return topology;
   r.check_keys(node, path, known_keys("topology"));
@@ -71,5 +72,8 @@ TopologyConfig read_topology(NodeReader& r, const Node& node, const std::string&
   with_field(r, node, path, "custom", [&](const Node& n, const std::string& p) { read_custom(r, n, p, topology); });
   return topology;
 }
+
+template TopologyConfig read_topology(NodeReader&, const YAML::Node&, const std::string&);
+template TopologyConfig read_topology(JsonNodeReader&, const JsonNode&, const std::string&);
 
 }  // namespace shardplan

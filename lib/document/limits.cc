@@ -39,20 +39,30 @@ template std::optional<std::int64_t> at_most(NodeReader&, const YAML::Node&, con
 template std::optional<std::int64_t> at_most(JsonNodeReader&, const JsonNode&, const std::string&,
                                              std::optional<std::int64_t>, std::int64_t);
 
-std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                              std::optional<double> value, double max) {
+template <class Node>
+std::optional<double> at_most(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
+                              const std::string& path, std::optional<double> value, double max) {
   if (!value || *value <= max) return value;
   reader.report(node, path,
                 "expected at most " + fmt::format("{}", max) + " (shardplan's limit), found " + node.Scalar());
   return std::nullopt;
 }
 
-bool check_list_length(NodeReader& reader, const YAML::Node& list, const std::string& path, std::int64_t max) {
+template <class Node>
+bool check_list_length(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& list, const std::string& path,
+                       std::int64_t max) {
   if (!list.IsSequence() || static_cast<std::int64_t>(list.size()) <= max) return true;
   reader.report(
       list, path,
       "expected at most " + std::to_string(max) + " entries (shardplan's limit), found " + std::to_string(list.size()));
   return false;
 }
+
+template std::optional<double> at_most(NodeReader&, const YAML::Node&, const std::string&, std::optional<double>,
+                                       double);
+template std::optional<double> at_most(JsonNodeReader&, const JsonNode&, const std::string&, std::optional<double>,
+                                       double);
+template bool check_list_length(NodeReader&, const YAML::Node&, const std::string&, std::int64_t);
+template bool check_list_length(JsonNodeReader&, const JsonNode&, const std::string&, std::int64_t);
 
 }  // namespace shardplan

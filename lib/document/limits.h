@@ -34,11 +34,14 @@ template <class Node>
 std::optional<std::int64_t> at_most(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
                                     const std::string& path, std::optional<std::int64_t> value, std::int64_t max);
 // The same for a number.
-std::optional<double> at_most(NodeReader& reader, const YAML::Node& node, const std::string& path,
-                              std::optional<double> value, double max);
+template <class Node>
+std::optional<double> at_most(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& node,
+                              const std::string& path, std::optional<double> value, double max);
 
 // False (and reported) when `list` is a sequence of more than `max` entries.
-bool check_list_length(NodeReader& reader, const YAML::Node& list, const std::string& path, std::int64_t max);
+template <class Node>
+bool check_list_length(BasicNodeReader<Node>& reader, const std::type_identity_t<Node>& list, const std::string& path,
+                       std::int64_t max);
 
 // An integer's range rule: its sign and shardplan's limit.
 struct IntegerRule {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <utility>
 
-#include "planner_output/json_text.h"
+#include "common/json_text.h"
 #include "planner_output/perf_storage_json.h"
 
 namespace shardplan {

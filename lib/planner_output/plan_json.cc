@@ -6,10 +6,10 @@
 #include <type_traits>
 
 #include "common/json_object.h"
+#include "common/json_text.h"
 #include "planner/memory_basis.h"
 #include "planner/rank_load.h"
 #include "planner_output/bound_report.h"
-#include "planner_output/json_text.h"
 #include "planner_output/options_json.h"
 #include "planner_output/perf_storage_json.h"
 
@@ -363,17 +363,9 @@ nlohmann::ordered_json plan_to_json(const PlanFileInput& in) {
 // of many tables on many ranks never exists as one tree. Besides the memory, that
 // keeps running out of memory an exit 4: nlohmann's destructor allocates, and a
 // large tree freed while a std::bad_alloc unwinds ends in std::terminate.
-std::string plan_to_text(const PlanFileInput& in) {
-  const Topology& topo = *in.topology;
+std::string plan_text_head(const PlanFileInput& in) {
   std::string out;
-  {
-    // A rough size (a shard takes about 500 bytes; the inputs grow by their
-    // indentation), so that a plan of tens of megabytes is not copied as it grows.
-    std::size_t shards = 0;
-    for (const ShardingOption& option : *in.plan) shards += option.shards.size();
-    out.reserve(shards * 520 + in.plan->size() * 700 + static_cast<std::size_t>(topo.world_size) * 800 +
-                in.inputs_text.size() * 2);
-  }
+  out.reserve(static_cast<std::size_t>(in.topology->world_size) * 300 + in.inputs_text.size() * 2);
   out += "{\n";
   {
     const nlohmann::ordered_json head = plan_head_json(in, false);
@@ -393,33 +385,51 @@ std::string plan_to_text(const PlanFileInput& in) {
     }
   }
   append_key(out, 2, "plan");
-  if (in.plan->empty()) {
-    out += "{}";
-  } else {
-    // Tables grouped by module path, modules in order of first appearance (what
-    // plan_to_json's ordered object does).
-    std::vector<std::string> paths;
-    std::map<std::string, std::vector<const ShardingOption*>> by_path;
-    for (const auto& option : *in.plan) {
-      auto& group = by_path[option.path];
-      if (group.empty()) paths.push_back(option.path);
-      group.push_back(&option);
-    }
-    out += "{\n";
-    for (std::size_t p = 0; p < paths.size(); ++p) {
-      append_key(out, 4, paths[p]);
-      out += "{\n";
-      const auto& group = by_path[paths[p]];
-      for (std::size_t t = 0; t < group.size(); ++t) {
-        append_key(out, 6, group[t]->name);
-        append_plan_table_text(out, *group[t], topo, 6);
-        out += t + 1 < group.size() ? ",\n" : "\n";
-      }
-      out += "    }";
-      out += p + 1 < paths.size() ? ",\n" : "\n";
-    }
-    out += "  }";
+  out += in.plan->empty() ? "{}" : "{\n";
+  return out;
+}
+
+std::vector<PlanTextTable> plan_text_tables(const std::vector<ShardingOption>& plan) {
+  // Tables grouped by module path, modules in order of first appearance (what
+  // plan_to_json's ordered object does).
+  std::vector<std::string_view> paths;
+  std::map<std::string_view, std::vector<const ShardingOption*>> by_path;
+  for (const auto& option : plan) {
+    auto& group = by_path[option.path];
+    if (group.empty()) paths.push_back(option.path);
+    group.push_back(&option);
   }
+  std::vector<PlanTextTable> out;
+  out.reserve(plan.size());
+  for (std::size_t p = 0; p < paths.size(); ++p) {
+    const auto& group = by_path[paths[p]];
+    for (std::size_t t = 0; t < group.size(); ++t)
+      out.push_back(PlanTextTable{group[t], t == 0, t + 1 == group.size(), p + 1 == paths.size()});
+  }
+  return out;
+}
+
+void append_plan_text_tables(std::string& out, std::span<const PlanTextTable> tables, const Topology& topo) {
+  for (const PlanTextTable& table : tables) {
+    if (table.first_of_module) {
+      append_key(out, 4, table.option->path);
+      out += "{\n";
+    }
+    append_key(out, 6, table.option->name);
+    append_plan_table_text(out, *table.option, topo, 6);
+    if (!table.last_of_module) {
+      out += ",\n";
+      continue;
+    }
+    out += "\n    }";
+    out += table.last_module ? "\n" : ",\n";
+  }
+}
+
+std::string plan_text_tail(const PlanFileInput& in) {
+  std::string out;
+  out.reserve(static_cast<std::size_t>(in.topology->world_size) * 500 + 4096);
+  if (!in.plan->empty()) out += "  }";
   out += ",\n";
 
   const PlanTail tail = plan_tail(in);
@@ -441,7 +451,22 @@ std::string plan_to_text(const PlanFileInput& in) {
   return out;
 }
 
-namespace {
+std::size_t plan_text_size_estimate(const std::vector<ShardingOption>& tables) {
+  // A rough size (a shard takes about 500 bytes), so that a plan of tens of
+  // megabytes is not copied as it grows.
+  std::size_t shards = 0;
+  for (const ShardingOption& option : tables) shards += option.shards.size();
+  return shards * 520 + tables.size() * 700;
+}
+
+std::string plan_to_text(const PlanFileInput& in) {
+  std::string out = plan_text_head(in);
+  out.reserve(out.size() + plan_text_size_estimate(*in.plan) + static_cast<std::size_t>(in.topology->world_size) * 500);
+  append_plan_text_tables(out, plan_text_tables(*in.plan), *in.topology);
+  out += plan_text_tail(in);
+  return out;
+}
+
 PlanFileInput plan_file_input(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
                               const std::string& inputs_text) {
   PlanFileInput file;
@@ -457,7 +482,6 @@ PlanFileInput plan_file_input(const PlanRun& run, const std::string& model_name,
   file.bound = run.bound ? &*run.bound : nullptr;
   return file;
 }
-}  // namespace
 
 nlohmann::ordered_json plan_file_json(const PlanRun& run, const std::string& model_name,
                                       const std::string& inputs_sha256, const std::string& inputs_text) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,31 @@ std::string placement_string(ComputeDevice device, int rank, int local_world_siz
 nlohmann::ordered_json plan_to_json(const PlanFileInput& input);
 // plan_to_json(input).dump(2) + "\n", byte for byte, without building the whole tree.
 std::string plan_to_text(const PlanFileInput& input);
+
+// plan_to_text in parts that can be written at the same time and joined in order:
+// plan_text_head(in), then append_plan_text_tables over consecutive runs of
+// plan_text_tables(*in.plan) (any split), then plan_text_tail(in). Most of a large
+// plan's text is its tables (a shard is about 500 bytes).
+struct PlanTextTable {
+  const ShardingOption* option = nullptr;
+  bool first_of_module = false;  // opens its module's mapping
+  bool last_of_module = false;   // closes it
+  bool last_module = false;      // of the last module of the plan
+};
+// Everything before the first table: schema, tool and inputs, topology, `"plan": {`.
+std::string plan_text_head(const PlanFileInput& in);
+// The tables in the order the file lists them: grouped by module path, modules in
+// order of first appearance.
+std::vector<PlanTextTable> plan_text_tables(const std::vector<ShardingOption>& plan);
+void append_plan_text_tables(std::string& out, std::span<const PlanTextTable> tables, const Topology& topo);
+// Everything after the last table: per-rank loads, reservation, memory, summary.
+std::string plan_text_tail(const PlanFileInput& in);
+// About the bytes the tables' text takes (for reserving).
+std::size_t plan_text_size_estimate(const std::vector<ShardingOption>& tables);
+
+// The PlanFileInput of a successful run (run.ok()).
+PlanFileInput plan_file_input(const PlanRun& run, const std::string& model_name, const std::string& inputs_sha256,
+                              const std::string& inputs_text);
 
 // The plan file of a successful run (run.ok()) as a tree (what the Python package
 // returns), and as the text `shardplan plan` writes; `inputs_sha256` and

@@ -30,7 +30,8 @@ struct RunOutputs {
 
 // Renders the stats and the plan file of `run`. They do not depend on each other,
 // so for models of kParallelMinTables (64) tables or more they are rendered side
-// by side (about a millisecond each for 100 tables). `plan_destination` is where
+// by side, the plan itself in parts (its head with the inputs' hash, chunks of its
+// tables, its tail) joined in order: the same bytes at any thread count. `plan_destination` is where
 // the plan will be written ("" = stdout), for the summary's last line.
 RunOutputs render_run_outputs(const PlanRun& run, const PlanningInput& input, StatsFormat stats,
                               const Parallelism& parallelism = {}, const std::string& plan_destination = {});

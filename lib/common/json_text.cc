@@ -1,4 +1,4 @@
-#include "planner_output/json_text.h"
+#include "common/json_text.h"
 
 #include <array>
 #include <charconv>

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "planner_output/json_text.h"
+#include "common/json_text.h"
 
 namespace shardplan::testing {
 namespace {
