@@ -32,9 +32,8 @@ PlanningInput enumeration_threads_case() {
     modules.push_back(
         {{"path", "m" + std::to_string(m)}, {"kind", m >= 2 ? "embedding" : "embedding_bag"}, {"tables", tables}});
   }
-  const nlohmann::json c = {
-      {"model", {{"name", "threads"}, {"modules", modules}, {"constraints", constraints}}},
-      {"topology", {{"world_size", 16}, {"local_world_size", 4}, {"hbm_cap", "8 GiB"}}}};
+  const nlohmann::json c = {{"model", {{"name", "threads"}, {"modules", modules}, {"constraints", constraints}}},
+                            {"topology", {{"world_size", 16}, {"local_world_size", 4}, {"hbm_cap", "8 GiB"}}}};
   return load_case_text("threads.json", c.dump());
 }
 

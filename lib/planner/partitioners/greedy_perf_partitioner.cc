@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <limits>
-#include <span>
 #include <map>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <vector>
 
 #include "planner/partitioners/greedy/device_heap.h"
@@ -29,7 +29,7 @@ struct Workspace final : PartitionWorkspace {
   DeviceHeap heap;
   HostOrder hosts;
   HostStepScratch host_steps;
-  std::vector<std::size_t> proof_starts;   // where partition_above tries its proof
+  std::vector<std::size_t> proof_starts;  // where partition_above tries its proof
   std::vector<RestDemand> proof_demands;  // what the options from there on need
   std::vector<std::pair<double, double>> proof_units;
 };
@@ -130,8 +130,8 @@ PartitionOutcome GreedyPerfPartitioner::partition_above(const SearchSpace& space
 // per rank; then the others in sort_by order, each placed by its partition_by.
 PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& space, const Proposal& proposal,
                                                          const Topology& storage_constraint,
-                                                         std::int64_t hbm_per_device,
-                                                         PartitionWorkspace* workspace, double stop_above) const {
+                                                         std::int64_t hbm_per_device, PartitionWorkspace* workspace,
+                                                         double stop_above) const {
   std::unique_ptr<PartitionWorkspace> own;
   if (!workspace) {
     own = make_workspace();

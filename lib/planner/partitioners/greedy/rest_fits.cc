@@ -86,39 +86,39 @@ bool units_outlast(const RestDemand::Bytes& bytes, std::vector<std::pair<double,
 namespace {
 // Adds option `b` to `demand`.
 void add_to_demand(const PartitionOptionBrief& b, int devices_per_host, RestDemand& demand) {
-    Storage largest{0, 0};
-    for (const PlacementRun& run : b.shard_runs()) {
-      if (run.storage.hbm < 0 || run.storage.ddr < 0) demand.covered = false;
-      largest = largest_of(largest, run.storage);
-    }
-    if (b.total_storage.hbm < 0 || b.total_storage.ddr < 0) demand.covered = false;
-    const RestDemand::Bytes bytes{static_cast<double>(b.total_storage.hbm), static_cast<double>(b.total_storage.ddr)};
-    switch (b.partition_by) {
-      case PartitionBy::kDevice:
-        demand.any_device = true;
-        demand.device_bytes.hbm += bytes.hbm;
-        demand.device_bytes.ddr += bytes.ddr;
-        demand.device_largest = largest_of(demand.device_largest, largest);
-        break;
-      case PartitionBy::kHost: {
-        demand.any_host = true;
-        demand.host_bytes.hbm += bytes.hbm;
-        demand.host_bytes.ddr += bytes.ddr;
-        Storage per_device = largest;  // table_row_wise: shard k on device k of the host
-        if (b.sharding_type == ShardingType::kTableColumnWise)
-          per_device = b.total_storage;  // its shards may pile up on one device
-        else if (b.sharding_type != ShardingType::kTableRowWise || b.num_shards != devices_per_host)
-          demand.covered = false;
-        demand.host_per_device.hbm += static_cast<double>(per_device.hbm);
-        demand.host_per_device.ddr += static_cast<double>(per_device.ddr);
-        demand.host_largest = largest_of(demand.host_largest, per_device);
-        break;
-      }
-      case PartitionBy::kMultiHost:
-      case PartitionBy::kUniform:
+  Storage largest{0, 0};
+  for (const PlacementRun& run : b.shard_runs()) {
+    if (run.storage.hbm < 0 || run.storage.ddr < 0) demand.covered = false;
+    largest = largest_of(largest, run.storage);
+  }
+  if (b.total_storage.hbm < 0 || b.total_storage.ddr < 0) demand.covered = false;
+  const RestDemand::Bytes bytes{static_cast<double>(b.total_storage.hbm), static_cast<double>(b.total_storage.ddr)};
+  switch (b.partition_by) {
+    case PartitionBy::kDevice:
+      demand.any_device = true;
+      demand.device_bytes.hbm += bytes.hbm;
+      demand.device_bytes.ddr += bytes.ddr;
+      demand.device_largest = largest_of(demand.device_largest, largest);
+      break;
+    case PartitionBy::kHost: {
+      demand.any_host = true;
+      demand.host_bytes.hbm += bytes.hbm;
+      demand.host_bytes.ddr += bytes.ddr;
+      Storage per_device = largest;  // table_row_wise: shard k on device k of the host
+      if (b.sharding_type == ShardingType::kTableColumnWise)
+        per_device = b.total_storage;  // its shards may pile up on one device
+      else if (b.sharding_type != ShardingType::kTableRowWise || b.num_shards != devices_per_host)
         demand.covered = false;
-        break;
+      demand.host_per_device.hbm += static_cast<double>(per_device.hbm);
+      demand.host_per_device.ddr += static_cast<double>(per_device.ddr);
+      demand.host_largest = largest_of(demand.host_largest, per_device);
+      break;
     }
+    case PartitionBy::kMultiHost:
+    case PartitionBy::kUniform:
+      demand.covered = false;
+      break;
+  }
 }
 }  // namespace
 

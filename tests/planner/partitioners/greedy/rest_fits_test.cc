@@ -5,8 +5,8 @@
 // against placements that try to break it: random choices and best fit (the device
 // or host left with the least room), which packs devices full as fast as the rules
 // allow. And partition_above, which stops on that proof, against partition().
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <limits>
 #include <random>
 #include <string>
@@ -366,8 +366,8 @@ TEST_CASE("partition_above places everything without a finite stop load", "[part
   const GreedyPerfPartitioner partitioner;
   for (int round = 0; round < 200; ++round) {
     const AboveCase c = random_above_case(rng);
-    const PartitionOutcome above = partitioner.partition_above(c.space, c.proposal, c.topology, nullptr,
-                                                               std::numeric_limits<double>::infinity());
+    const PartitionOutcome above =
+        partitioner.partition_above(c.space, c.proposal, c.topology, nullptr, std::numeric_limits<double>::infinity());
     CHECK(above.complete);
   }
 }
