@@ -431,23 +431,38 @@ double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size) {
 
 namespace {
 
+// Table t of the search's model (search_model): its shapes.
+void model_table(SearchState& state, std::size_t t, const std::vector<const ShardingOption*>& first,
+                 const std::vector<std::vector<const ShardingOption*>>& candidates) {
+  std::vector<RefinementOption> shapes;
+  if (first[t]) shapes.push_back(refinement_option_of(*first[t]));
+  for (const ShardingOption* option : candidates[t]) {
+    RefinementOption s = refinement_option_of(*option);
+    if (s.rule == PartitionBy::kMultiHost) continue;
+    if (!shapes.empty() && same_shape(s, shapes.front())) continue;
+    shapes.push_back(std::move(s));
+  }
+  state.tables()[t].shape_list = std::make_shared<const std::vector<RefinementOption>>(std::move(shapes));
+}
+
 // The search's model of the tables: per table its shapes (`first`, when given,
 // as shape 0, then the other options of the same fqn in search-space order), none placed.
+// Past kFloorFullSize tables x ranks the tables are modelled on the threads of
+// `parallelism`, each into its own slot (the same model on any number of threads).
 SearchState search_model(const std::vector<const ShardingOption*>& first,
-                         const std::vector<std::vector<const ShardingOption*>>& candidates, const Topology& reserved) {
+                         const std::vector<std::vector<const ShardingOption*>>& candidates, const Topology& reserved,
+                         const Parallelism& parallelism) {
   SearchState state(reserved);
   state.tables().resize(candidates.size());
-  for (std::size_t t = 0; t < candidates.size(); ++t) {
-    std::vector<RefinementOption> shapes;
-    if (first[t]) shapes.push_back(refinement_option_of(*first[t]));
-    for (const ShardingOption* option : candidates[t]) {
-      RefinementOption s = refinement_option_of(*option);
-      if (s.rule == PartitionBy::kMultiHost) continue;
-      if (!shapes.empty() && same_shape(s, shapes.front())) continue;
-      shapes.push_back(std::move(s));
-    }
-    state.tables()[t].shape_list = std::make_shared<const std::vector<RefinementOption>>(std::move(shapes));
-  }
+  const double size = static_cast<double>(candidates.size()) * state.world_size();
+  const std::size_t lanes =
+      size <= kFloorFullSize
+          ? 1
+          : std::min(candidates.size(), static_cast<std::size_t>(std::max(parallelism.threads(), 1)));
+  parallelism.parallel_for(lanes, static_cast<int>(lanes), [&](std::size_t lane) {
+    const std::size_t end = candidates.size() * (lane + 1) / lanes;
+    for (std::size_t t = candidates.size() * lane / lanes; t < end; ++t) model_table(state, t, first, candidates);
+  });
   return state;
 }
 
@@ -703,7 +718,7 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
     auto it = index.find(option.fqn());
     candidates.push_back(it == index.end() ? std::vector<const ShardingOption*>{} : grouped[it->second]);
   }
-  const SearchState empty = search_model(first, candidates, reserved);
+  const SearchState empty = search_model(first, candidates, reserved, options.parallelism);
   std::optional<SearchState> from_greedy = empty;
   for (std::size_t t = 0; t < plan.size(); ++t) {
     std::vector<int> ranks;
@@ -741,7 +756,7 @@ OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, cons
   result.work_budget = options.work_budget > 0 ? options.work_budget : default_work_budget(grouped.size(), world_size);
   if (grouped.empty() || world_size == 0) return result;
   const std::vector<const ShardingOption*> first(grouped.size(), nullptr);
-  const SearchState empty = search_model(first, grouped, reserved);
+  const SearchState empty = search_model(first, grouped, reserved, options.parallelism);
   // No plan to improve: the clock cap still applies, but a search is always made.
   OptimizeOptions capped = options;
   if (capped.time_budget_seconds <= 0) capped.time_budget_seconds = kDefaultTimeBudgetSeconds;
