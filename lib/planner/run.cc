@@ -116,7 +116,7 @@ PlanRun run_plan(const PlanningInput& input, const Parallelism& parallelism, Pro
   if (!run.enumeration_error && !run.result.failure) {
     auto reservation = make_storage_reservation(input.planner.storage_reservation);
     auto real_partitioner = make_partitioner(input.planner.partitioner);
-    auto refiner = make_refiner(input.planner.partitioner);
+    auto refiner = make_refiner(input.planner.partitioner, parallelism);
     std::optional<MultiHostCrashGuard> guard;
     if (multi_host_crash_possible(run.topology, run.search_space)) guard.emplace(*real_partitioner);
     Partitioner* partitioner = guard ? static_cast<Partitioner*>(&*guard) : real_partitioner.get();

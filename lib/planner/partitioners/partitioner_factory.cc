@@ -19,13 +19,13 @@ std::unique_ptr<Partitioner> make_partitioner(const PartitionerOptions& options)
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }
 
-std::unique_ptr<PlanRefiner> make_refiner(const PartitionerOptions& options) {
+std::unique_ptr<PlanRefiner> make_refiner(const PartitionerOptions& options, const Parallelism& parallelism) {
   switch (options.type) {
     case PartitionerKind::kGreedy:
     case PartitionerKind::kMemoryBalanced:
       return nullptr;
     case PartitionerKind::kOptimizing:
-      return std::make_unique<OptimizingRefiner>(options.time_budget_seconds);
+      return std::make_unique<OptimizingRefiner>(options.time_budget_seconds, parallelism);
   }
   return nullptr;  // unreachable: the switch covers every kind (-Wswitch)
 }

@@ -7,6 +7,7 @@
 #include "config/config.h"
 #include "planner/partitioners/greedy_perf_partitioner.h"
 #include "planner/partitioners/memory_balanced_partitioner.h"
+#include "planner/parallelism.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -16,7 +17,8 @@ namespace shardplan {
 std::unique_ptr<Partitioner> make_partitioner(const PartitionerOptions& options);
 
 // The refinement composed after the partitioner of kind options.type: the
-// optimizing search for "optimizing", none (null) for the others.
-std::unique_ptr<PlanRefiner> make_refiner(const PartitionerOptions& options);
+// optimizing search for "optimizing" (on the threads of `parallelism`), none (null)
+// for the others.
+std::unique_ptr<PlanRefiner> make_refiner(const PartitionerOptions& options, const Parallelism& parallelism = {});
 
 }  // namespace shardplan

@@ -11,6 +11,7 @@
 // search makes each step cost a few evaluations instead of a full partition.
 #pragma once
 
+#include "planner/parallelism.h"
 #include "planner/types.h"
 
 namespace shardplan {
@@ -18,7 +19,10 @@ namespace shardplan {
 class OptimizingRefiner final : public PlanRefiner {
  public:
   // The search stops after its work budget or `time_budget_seconds` (--time-budget).
-  explicit OptimizingRefiner(double time_budget_seconds) : time_budget_seconds_(time_budget_seconds) {}
+  // Past 32 000 tables x ranks the searches from its starts run on the threads of
+  // `parallelism` (the plan is the same for any count).
+  explicit OptimizingRefiner(double time_budget_seconds, Parallelism parallelism = {})
+      : time_budget_seconds_(time_budget_seconds), parallelism_(parallelism) {}
 
   RefinementOutcome refine(std::vector<ShardingOption>& plan, double& perf_rating,
                            const std::vector<ShardingOption>& options, const Topology& reserved) const override;
@@ -28,6 +32,7 @@ class OptimizingRefiner final : public PlanRefiner {
 
  private:
   double time_budget_seconds_;
+  Parallelism parallelism_;
 };
 
 }  // namespace shardplan

@@ -1,10 +1,12 @@
 #include "planner/partitioners/optimizing/optimize_plan.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -429,24 +431,59 @@ double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size) {
 
 namespace {
 
+// Table t of the search's model (search_model): its shapes.
+void model_table(SearchState& state, std::size_t t, const std::vector<const ShardingOption*>& first,
+                 const std::vector<std::vector<const ShardingOption*>>& candidates) {
+  std::vector<RefinementOption> shapes;
+  if (first[t]) shapes.push_back(refinement_option_of(*first[t]));
+  for (const ShardingOption* option : candidates[t]) {
+    RefinementOption s = refinement_option_of(*option);
+    if (s.rule == PartitionBy::kMultiHost) continue;
+    if (!shapes.empty() && same_shape(s, shapes.front())) continue;
+    shapes.push_back(std::move(s));
+  }
+  state.tables()[t].shape_list = std::make_shared<const std::vector<RefinementOption>>(std::move(shapes));
+}
+
 // The search's model of the tables: per table its shapes (`first`, when given,
 // as shape 0, then the other options of the same fqn in search-space order), none placed.
+// Past kFloorFullSize tables x ranks the tables are modelled on the threads of
+// `parallelism`, each into its own slot (the same model on any number of threads).
 SearchState search_model(const std::vector<const ShardingOption*>& first,
-                         const std::vector<std::vector<const ShardingOption*>>& candidates, const Topology& reserved) {
+                         const std::vector<std::vector<const ShardingOption*>>& candidates, const Topology& reserved,
+                         const Parallelism& parallelism) {
   SearchState state(reserved);
   state.tables().resize(candidates.size());
-  for (std::size_t t = 0; t < candidates.size(); ++t) {
-    std::vector<RefinementOption> shapes;
-    if (first[t]) shapes.push_back(refinement_option_of(*first[t]));
-    for (const ShardingOption* option : candidates[t]) {
-      RefinementOption s = refinement_option_of(*option);
-      if (s.rule == PartitionBy::kMultiHost) continue;
-      if (!shapes.empty() && same_shape(s, shapes.front())) continue;
-      shapes.push_back(std::move(s));
-    }
-    state.tables()[t].shape_list = std::make_shared<const std::vector<RefinementOption>>(std::move(shapes));
-  }
+  const double size = static_cast<double>(candidates.size()) * state.world_size();
+  const std::size_t lanes =
+      size <= kFloorFullSize
+          ? 1
+          : std::min(candidates.size(), static_cast<std::size_t>(std::max(parallelism.threads(), 1)));
+  parallelism.parallel_for(lanes, static_cast<int>(lanes), [&](std::size_t lane) {
+    const std::size_t end = candidates.size() * (lane + 1) / lanes;
+    for (std::size_t t = candidates.size() * lane / lanes; t < end; ++t) model_table(state, t, first, candidates);
+  });
   return state;
+}
+
+// A start's state and the memory prices its priced ruins use.
+struct StartTrial {
+  SearchState state;
+  MemoryPrices prices;
+  bool greedy = false;
+  std::int64_t work = 0;          // its trial's work (stage 1)
+  bool stopped_by_clock = false;  // its trial was ended by its share of the clock
+};
+
+// The end of a run's share of the clock: of the time from `now` to `end`, an equal
+// part for each round of runs still to begin (`left` runs on `lanes` threads, this
+// one included), so that when the clock cap, not the work budget, ends the search,
+// every run still gets its turn.
+std::chrono::steady_clock::time_point run_deadline_of(std::chrono::steady_clock::time_point end, std::size_t left,
+                                                      std::size_t lanes) {
+  const auto now = std::chrono::steady_clock::now();
+  const std::size_t rounds = std::max<std::size_t>(1, (left + lanes - 1) / std::max<std::size_t>(lanes, 1));
+  return end > now ? now + (end - now) / static_cast<int>(rounds) : end;
 }
 
 // Runs the search from greedy's placement (`from_greedy`, when given) and from the
@@ -456,6 +493,14 @@ SearchState search_model(const std::vector<const ShardingOption*>& first,
 // restarted with new seeds while the plan is far from `lower_bound()` (0: unknown;
 // called at most once) and restarts still gain, then the target phase spends what is left. The
 // best end state (nullopt when there was no start at all).
+//
+// Two schedules. Up to kFloorFullSize tables x ranks (where stage 3 runs too) the
+// searches run one after another, and work a search leaves unused goes to the next
+// ones (`sequential`). Past it every share is fixed before its stage begins (a
+// trial: its equal part of the trial work; a stage-2 run: its equal part of the work
+// left after stage 1), so the searches of a stage are independent and run at once on
+// the threads of options.parallelism, merged in start order: the same plan on any
+// number of threads.
 std::optional<SearchState> search_all_starts(const SearchState& empty, const std::optional<SearchState>& from_greedy,
                                              const OptimizeOptions& options, std::int64_t budget,
                                              std::int64_t scratch_limit, const std::function<double()>& lower_bound,
@@ -463,6 +508,10 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                              std::chrono::duration<double>(options.time_budget_seconds));
+  const double size = static_cast<double>(empty.tables().size()) * empty.world_size();
+  const bool sequential = size <= kFloorFullSize;
+  const std::size_t threads =
+      sequential ? 1 : static_cast<std::size_t>(std::max(options.parallelism.threads(), 1));
   std::int64_t work = 0;
   SearchState scratch_model = empty;
   std::vector<ScratchStart> starts = scratch_starts(scratch_model, scratch_limit, work, deadline);
@@ -474,19 +523,9 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
     return std::nullopt;
   }
   // Stage 1: the trial of every start.
-  struct Trial {
-    SearchState state;
-    MemoryPrices prices;
-    bool greedy = false;
-  };
-  std::vector<Trial> trials;
-  const std::int64_t trial_work = std::max<std::int64_t>(0, budget - work) / kTrialWorkShare;
-  std::int64_t trial_used = 0;
-  bool stopped_by_clock = false;  // some search, trial or stage 2, was ended by its share of the clock
-  for (std::size_t k = 0; k < runs; ++k) {
-    Trial& trial = trials.emplace_back(Trial{empty, {}, false});
+  const auto make_trial = [&](std::size_t k) {
+    StartTrial trial{from_greedy && k == 0 ? *from_greedy : empty, {}, false};
     if (from_greedy && k == 0) {
-      trial.state = *from_greedy;
       trial.greedy = true;
       if (!starts.empty()) trial.prices = starts.front().prices;
     } else {
@@ -494,64 +533,121 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
       apply_start(trial.state, start);
       trial.prices = start.prices;
     }
-    const std::int64_t share = std::max<std::int64_t>(0, trial_work - trial_used) / static_cast<std::int64_t>(runs - k);
-    // An equal share of the time left too (one more share kept for stage 2): when the
-    // clock cap, not the work budget, ends the search, every start still gets its turn.
-    const auto now = std::chrono::steady_clock::now();
-    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(runs - k + 1) : deadline;
+    return trial;
+  };
+  const auto run_trial = [&](StartTrial& trial, std::size_t k, std::int64_t share,
+                             std::chrono::steady_clock::time_point run_deadline) {
     Search search(trial.state, share, run_deadline, options.seed + k, trial.prices);
     search.run();
-    trial_used += search.work();
-    stopped_by_clock = stopped_by_clock || search.stopped_by_clock();
+    trial.work = search.work();
+    trial.stopped_by_clock = search.stopped_by_clock();
+  };
+  std::vector<std::optional<StartTrial>> slots(runs);
+  const std::int64_t trial_work = std::max<std::int64_t>(0, budget - work) / kTrialWorkShare;
+  std::size_t lanes = 1;
+  if (sequential) {
+    std::int64_t trial_used = 0;
+    for (std::size_t k = 0; k < runs; ++k) {
+      slots[k] = make_trial(k);
+      const std::int64_t share =
+          std::max<std::int64_t>(0, trial_work - trial_used) / static_cast<std::int64_t>(runs - k);
+      // An equal share of the time left too (one more share kept for stage 2).
+      run_trial(*slots[k], k, share, run_deadline_of(deadline, runs - k + 1, 1));
+      trial_used += slots[k]->work;
+    }
+  } else {
+    lanes = std::min(threads, runs);
+    const std::int64_t share = trial_work / static_cast<std::int64_t>(runs);
+    // The trials' part of the clock: one round of stage 2 kept after theirs.
+    const std::size_t rounds = (runs + lanes - 1) / lanes;
+    const auto now = std::chrono::steady_clock::now();
+    const auto stage_end = deadline > now ? now + (deadline - now) * static_cast<int>(rounds) /
+                                                      static_cast<int>(rounds + 1)
+                                          : deadline;
+    std::atomic<std::size_t> begun{0};
+    options.parallelism.parallel_for(runs, static_cast<int>(lanes), [&](std::size_t k) {
+      const std::size_t left = runs - begun.fetch_add(1);
+      StartTrial trial = make_trial(k);
+      run_trial(trial, k, share, run_deadline_of(stage_end, left, lanes));
+      slots[k] = std::move(trial);
+    });
   }
-  work += trial_used;
+  std::vector<StartTrial> trials;
+  bool stopped_by_clock = false;  // some search, trial or stage 2, was ended by its share of the clock
+  for (std::optional<StartTrial>& slot : slots) {
+    work += slot->work;
+    stopped_by_clock = stopped_by_clock || slot->stopped_by_clock;
+    trials.push_back(std::move(*slot));
+  }
   // Stage 2: the best trials go on, each with an equal share of the work left.
   std::vector<Objective> trial_objectives;
-  for (const Trial& trial : trials) trial_objectives.push_back(trial.state.objective());
+  for (const StartTrial& trial : trials) trial_objectives.push_back(trial.state.objective());
   const std::vector<std::size_t> order = stage_two_trials(trial_objectives);
   const std::size_t kept_runs = order.size();
 
-  std::optional<std::size_t> best;
-  std::optional<double> bound;
-  for (std::size_t i = 0; i < kept_runs; ++i) {
-    Trial& kept = trials[order[i]];
-    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(kept_runs - i);
-    const auto now = std::chrono::steady_clock::now();
-    const auto run_deadline = deadline > now ? now + (deadline - now) / static_cast<int>(kept_runs - i) : deadline;
+  // The lower bound, asked at most once, by whichever run stalls first.
+  std::once_flag bound_once;
+  double bound = 0;
+  struct RunOutcome {
     std::int64_t used = 0;
-    bool run_stopped_by_clock = false;  // this run's own share of the time
+    bool stopped_by_clock = false;
+  };
+  // Run i of stage 2 (on trials[order[i]]) with `share` of the work.
+  const auto run_kept = [&](std::size_t i, std::int64_t share, std::chrono::steady_clock::time_point run_deadline) {
+    StartTrial& kept = trials[order[i]];
+    RunOutcome out;
     int fruitless = 0;
     std::uint64_t seed = options.seed + 0x2d57a9e + 97 * i;
-    while (!run_stopped_by_clock && used < share) {
+    while (!out.stopped_by_clock && out.used < share) {
       const Objective before = kept.state.objective();
-      Search search(kept.state, share - used, run_deadline, seed++, kept.prices);
+      Search search(kept.state, share - out.used, run_deadline, seed++, kept.prices);
       search.run();
-      used += search.work();
-      run_stopped_by_clock = search.stopped_by_clock();
+      out.used += search.work();
+      out.stopped_by_clock = search.stopped_by_clock();
       if (kept.state.objective().better_than(before))
         fruitless = 0;
       else
         ++fruitless;
-      if (run_stopped_by_clock || used >= share || fruitless >= kMaxFruitlessRestarts) break;
+      if (out.stopped_by_clock || out.used >= share || fruitless >= kMaxFruitlessRestarts) break;
       // Asked only when a search stalls before its share ends (the bound costs as much
       // as a few rounds of the proposal loop on the largest models).
-      if (!bound) bound = lower_bound();
-      if (!far_from_bound(kept.state.objective().max_load, *bound)) break;
+      std::call_once(bound_once, [&] { bound = lower_bound(); });
+      if (!far_from_bound(kept.state.objective().max_load, bound)) break;
     }
-    if (!run_stopped_by_clock && used < share) {  // the work left: toward a lower target (target_search.h)
+    if (!out.stopped_by_clock && out.used < share) {  // the work left: toward a lower target (target_search.h)
       std::int64_t phase_work = 0;
-      target_search(kept.state, share - used, options.seed + 0x7a46 + i, run_deadline, phase_work,
-                    run_stopped_by_clock);
-      used += phase_work;
+      target_search(kept.state, share - out.used, options.seed + 0x7a46 + i, run_deadline, phase_work,
+                    out.stopped_by_clock);
+      out.used += phase_work;
     }
-    work += used;
-    stopped_by_clock = stopped_by_clock || run_stopped_by_clock;
-    if (!best || kept.state.objective().better_than(trials[*best].state.objective())) best = order[i];
+    return out;
+  };
+  std::vector<RunOutcome> outcomes(kept_runs);
+  if (sequential) {
+    for (std::size_t i = 0; i < kept_runs; ++i) {
+      const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(kept_runs - i);
+      outcomes[i] = run_kept(i, share, run_deadline_of(deadline, kept_runs - i, 1));
+      work += outcomes[i].used;
+    }
+  } else {
+    const std::size_t kept_lanes = std::min(threads, kept_runs);
+    lanes = std::max(lanes, kept_lanes);
+    const std::int64_t share = std::max<std::int64_t>(0, budget - work) / static_cast<std::int64_t>(kept_runs);
+    std::atomic<std::size_t> begun{0};
+    options.parallelism.parallel_for(kept_runs, static_cast<int>(kept_lanes), [&](std::size_t i) {
+      const std::size_t left = kept_runs - begun.fetch_add(1);
+      outcomes[i] = run_kept(i, share, run_deadline_of(deadline, left, kept_lanes));
+    });
+    for (const RunOutcome& out : outcomes) work += out.used;
   }
-  Trial& kept = trials[*best];
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < kept_runs; ++i) {
+    stopped_by_clock = stopped_by_clock || outcomes[i].stopped_by_clock;
+    if (!best || trials[order[i]].state.objective().better_than(trials[*best].state.objective())) best = order[i];
+  }
+  StartTrial& kept = trials[*best];
   // Stage 3 on small instances: record-to-record travel from the best plan, on work of
   // its own (it ends at that plan or a better one: every plan before it is unchanged).
-  const double size = static_cast<double>(empty.tables().size()) * empty.world_size();
   if (size <= kTravelFullSize && !stopped_by_clock && std::chrono::steady_clock::now() < deadline) {
     result.travel_from = kept.state.objective().max_load;
     Search travel(kept.state, budget / kTravelWorkShare, deadline, options.seed + 0x3a7e1, kept.prices, kTravelSlack);
@@ -563,6 +659,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
   result.stopped_by_clock = result.stopped_by_clock || stopped_by_clock;
   result.best_start = kept.greedy ? "greedy" : "scratch";
   result.work_used = work;
+  result.search_threads = static_cast<int>(lanes);
   return std::move(kept.state);
 }
 
@@ -621,7 +718,7 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
     auto it = index.find(option.fqn());
     candidates.push_back(it == index.end() ? std::vector<const ShardingOption*>{} : grouped[it->second]);
   }
-  const SearchState empty = search_model(first, candidates, reserved);
+  const SearchState empty = search_model(first, candidates, reserved, options.parallelism);
   std::optional<SearchState> from_greedy = empty;
   for (std::size_t t = 0; t < plan.size(); ++t) {
     std::vector<int> ranks;
@@ -659,7 +756,7 @@ OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, cons
   result.work_budget = options.work_budget > 0 ? options.work_budget : default_work_budget(grouped.size(), world_size);
   if (grouped.empty() || world_size == 0) return result;
   const std::vector<const ShardingOption*> first(grouped.size(), nullptr);
-  const SearchState empty = search_model(first, grouped, reserved);
+  const SearchState empty = search_model(first, grouped, reserved, options.parallelism);
   // No plan to improve: the clock cap still applies, but a search is always made.
   OptimizeOptions capped = options;
   if (capped.time_budget_seconds <= 0) capped.time_budget_seconds = kDefaultTimeBudgetSeconds;

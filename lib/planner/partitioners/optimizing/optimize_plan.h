@@ -8,16 +8,20 @@
 // device k of one host; table_column_wise shards within one host; device free;
 // grid_shard kept where it is).
 //
-// Deterministic: one thread, a fixed iteration order, a seeded PRNG, and a work
-// budget counted in evaluations (derived from the instance size). The wall-clock
-// budget is only a safety cap: when it, rather than the work budget, ends the
-// search the result can depend on the machine, and `stopped_by_clock` says so.
+// Deterministic: a fixed iteration order, a seeded PRNG, and a work budget counted
+// in evaluations (derived from the instance size), split into shares that do not
+// depend on the thread count; past 32 000 tables x ranks the searches from the
+// different starts run at once on the threads of OptimizeOptions::parallelism, and
+// the plan is the same on any number of threads. The wall-clock budget is only a
+// safety cap: when it, rather than the work budget, ends the search the result can
+// depend on the machine, and `stopped_by_clock` says so.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "planner/parallelism.h"
 #include "planner/types.h"
 
 namespace shardplan::optimizing {
@@ -31,6 +35,9 @@ struct OptimizeOptions {
   double time_budget_seconds = kDefaultTimeBudgetSeconds;  // safety cap; <= 0: no search
   std::int64_t work_budget = 0;                            // evaluations; 0: derived from the size
   std::uint64_t seed = kSeed;
+  // Threads the searches from the starts may use (past 32 000 tables x ranks); the
+  // plan is the same for any count. None: one thread.
+  Parallelism parallelism;
 };
 
 struct OptimizeResult {
@@ -48,6 +55,7 @@ struct OptimizeResult {
   bool stopped_by_clock = false;
   int scratch_starts = 0;  // complete placements built from scratch
   std::string best_start;  // where the kept plan's search began: "greedy" or "scratch"
+  int search_threads = 1;  // the most searches that ran at once
 };
 
 // The work budget used when OptimizeOptions::work_budget is 0.

@@ -47,16 +47,6 @@ SearchState::SearchState(const Topology& reserved)
   for (const auto& device : reserved.devices) capacity_.push_back(device.storage);
 }
 
-bool SearchState::fits(int rank, const Storage& s) const {
-  const auto r = static_cast<std::size_t>(rank);
-  return (used_[r] + s).fits_in(capacity_[r]);
-}
-
-bool SearchState::fits_exchange(int rank, const Storage& out, const Storage& in) const {
-  const auto r = static_cast<std::size_t>(rank);
-  return (used_[r] - out + in).fits_in(capacity_[r]);
-}
-
 void SearchState::remove_ref(int rank, ShardRef ref) {
   auto& list = on_rank_[static_cast<std::size_t>(rank)];
   auto it = std::find_if(list.begin(), list.end(),
@@ -132,6 +122,23 @@ bool SearchState::allowed(int t, int shard, int rank) const {
 }
 
 std::optional<std::vector<int>> SearchState::device_greedy(const RefinementOption& shape, int begin, int end) {
+  // The least-loaded rank with room for shard j (the lowest on a tie), or -1.
+  const auto least_loaded = [&](std::size_t j) {
+    int best = -1;
+    for (int r = begin; r < end; ++r) {
+      if (!fits(r, shape.storage[j])) continue;
+      if (best < 0 || loads_[static_cast<std::size_t>(r)] < loads_[static_cast<std::size_t>(best)]) best = r;
+    }
+    return best;
+  };
+  if (shape.perf.size() == 1) {  // one shard: nothing to sort
+    const int best = least_loaded(0);
+    if (best < 0) return std::nullopt;
+    // On and off again as below: the rank's load keeps the same rounding.
+    add(best, shape.perf[0], shape.storage[0]);
+    add(best, -shape.perf[0], Storage{} - shape.storage[0]);
+    return std::vector<int>{best};
+  }
   std::vector<std::size_t> order(shape.perf.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
@@ -139,11 +146,7 @@ std::optional<std::vector<int>> SearchState::device_greedy(const RefinementOptio
   std::vector<int> ranks(shape.perf.size(), -1);
   bool ok = true;
   for (std::size_t j : order) {
-    int best = -1;
-    for (int r = begin; r < end; ++r) {
-      if (!fits(r, shape.storage[j])) continue;
-      if (best < 0 || loads_[static_cast<std::size_t>(r)] < loads_[static_cast<std::size_t>(best)]) best = r;
-    }
+    const int best = least_loaded(j);
     if (best < 0) {
       ok = false;
       break;
@@ -191,7 +194,8 @@ std::optional<std::vector<int>> SearchState::greedy_ranks(int t, int shape_index
         }
         if (!ranks) continue;
         // The host's peak load once the table is on it.
-        std::vector<double> host(loads_.begin() + first, loads_.begin() + first + ranks_per_host_);
+        std::vector<double>& host = host_loads_;
+        host.assign(loads_.begin() + first, loads_.begin() + first + ranks_per_host_);
         for (int k = 0; k < n; ++k)
           host[static_cast<std::size_t>((*ranks)[static_cast<std::size_t>(k)] - first)] +=
               shape.perf[static_cast<std::size_t>(k)];

@@ -72,9 +72,15 @@ class SearchState {
     return capacity_[static_cast<std::size_t>(rank)] - used_[static_cast<std::size_t>(rank)];
   }
   // Whether `s` more fits on `rank` now.
-  bool fits(int rank, const Storage& s) const;
+  bool fits(int rank, const Storage& s) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return (used_[r] + s).fits_in(capacity_[r]);
+  }
   // Whether `rank` still fits after giving up `out` and taking `in` (a swap).
-  bool fits_exchange(int rank, const Storage& out, const Storage& in) const;
+  bool fits_exchange(int rank, const Storage& out, const Storage& in) const {
+    const auto r = static_cast<std::size_t>(rank);
+    return (used_[r] - out + in).fits_in(capacity_[r]);
+  }
   // The movable shards (device and host rules) on `rank`, in placement order.
   const std::vector<ShardRef>& movable_on(int rank) const { return on_rank_[static_cast<std::size_t>(rank)]; }
 
@@ -118,6 +124,7 @@ class SearchState {
   std::vector<Storage> capacity_;
   std::vector<std::vector<ShardRef>> on_rank_;
   std::vector<TableState> tables_;
+  std::vector<double> host_loads_;  // greedy_ranks' buffer (its content means nothing between calls)
   int ranks_per_host_ = 1;
   int num_hosts_ = 0;
 };
