@@ -5,9 +5,9 @@
 #include <memory>
 
 #include "config/config.h"
+#include "planner/parallelism.h"
 #include "planner/partitioners/greedy_perf_partitioner.h"
 #include "planner/partitioners/memory_balanced_partitioner.h"
-#include "planner/parallelism.h"
 #include "planner/types.h"
 
 namespace shardplan {

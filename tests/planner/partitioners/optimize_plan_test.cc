@@ -1,6 +1,7 @@
 // optimize_plan on small hand-made plans: what each kind of step must find, and
 // what it must respect (capacities, partition rules, never worse).
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "planner/partitioners/optimizing/optimize_plan.h"
 #include "planner/partitioners/optimizing/start_stages.h"
@@ -171,10 +172,15 @@ TEST_CASE("default_work_budget: floor, growth and the cuts", "[optimizing][budge
   // Few ranks: the whole floor even past 500 tables (4 000 x 8 = 32 000).
   CHECK(default_work_budget(1000, 8) == floor + 40 * 8'000);
   CHECK(default_work_budget(4000, 8) == floor + 40 * 32'000);
-  // Many ranks past 500 tables: at most 1.5e7, then 6e7 x 500 / tables.
-  CHECK(default_work_budget(1000, 64) == 15'000'000 + 40 * 64'000);
-  CHECK(default_work_budget(2000, 64) == 15'000'000 + 40 * 128'000);
-  CHECK(default_work_budget(3000, 64) == 10'000'000 + 40 * 192'000);
+  // Many ranks past 500 tables: a floor of at most 1.5e7, then 6e7 x 500 / tables, and
+  // two fifths of the whole kept; the scratch starts may use an eighth of the whole.
+  CHECK(default_work_budget(1000, 64) == (15'000'000 + 40 * 64'000) * 2 / 5);
+  CHECK(default_work_budget(2000, 64) == (15'000'000 + 40 * 128'000) * 2 / 5);
+  CHECK(default_work_budget(3000, 64) == (10'000'000 + 40 * 192'000) * 2 / 5);
+  CHECK(default_scratch_limit(1000, 64) == (15'000'000 + 40 * 64'000) * 2 / 5 * 5 / 2 / 8);
+  CHECK(default_scratch_limit(100, 8) == default_work_budget(100, 8) / 8);
+  // Past 250 000 tables x ranks too, but not on 500 tables or fewer.
+  CHECK(default_work_budget(400, 1024) == static_cast<std::int64_t>(70'000'000 * std::sqrt(250'000.0 / 409'600)));
   // Past 250 000 tables x ranks the budget only falls as the model grows.
   const std::int64_t at_full = default_work_budget(500, 500);
   CHECK(default_work_budget(1000, 512) < at_full);

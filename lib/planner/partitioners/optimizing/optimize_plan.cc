@@ -44,6 +44,13 @@ constexpr std::int64_t kFloorPastTables = 15'000'000;
 // ranks greedy's proposals mostly fail fast (scale-T1000-ws8: no plan at all), so
 // there is no greedy time to stay near, and the search is what finds the plan.
 constexpr double kFloorFullSize = 32'000;
+// Past both kFloorFullTables and kFloorFullSize, where greedy's own planning time is
+// the yardstick (issue 28: at most 1.5x), two fifths of the budget above are kept
+// (the scratch starts' limit is not cut: default_scratch_limit): once
+// greedy's loop stopped placing proposals that cannot be kept, it took 0.2-0.3 s at
+// 1 000 tables x 64-1 024 ranks and the whole budget's search 0.12-0.16 s on two threads.
+constexpr std::int64_t kPastFloorKeep = 2;  // kept: this many fifths
+constexpr std::int64_t kPastFloorFifths = 5;
 // Tables whose options are re-chosen per step, the heaviest on the bottleneck first.
 constexpr std::size_t kOptionChangeTables = 16;
 // Tables ruined at once (the bottleneck's and two random ranks'), at most.
@@ -407,17 +414,29 @@ bool far_from_bound(double max_load, double bound) { return bound > 0 && max_loa
 std::int64_t default_work_budget(std::size_t num_tables, int world_size) {
   const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
   const double full = static_cast<double>(kWorkFloor) + static_cast<double>(kWorkPerTableRank) * kWorkFullSize;
+  const bool past_floor = num_tables > kFloorFullTables && size > kFloorFullSize;
+  std::int64_t budget = 0;
   if (size <= kWorkFullSize) {
     const std::int64_t floor =
-        num_tables <= kFloorFullTables || size <= kFloorFullSize
-            ? kWorkFloor
-            : std::min(kFloorPastTables, kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) /
-                                             static_cast<std::int64_t>(num_tables));
-    return floor + kWorkPerTableRank * static_cast<std::int64_t>(size);
+        !past_floor ? kWorkFloor
+                    : std::min(kFloorPastTables, kWorkFloor * static_cast<std::int64_t>(kFloorFullTables) /
+                                                     static_cast<std::int64_t>(num_tables));
+    budget = floor + kWorkPerTableRank * static_cast<std::int64_t>(size);
+  } else {
+    // Past kWorkFullSize a unit of work costs more (longer scans, colder caches) while
+    // the wall-clock cap stays: the budget falls as 1 / sqrt(size).
+    budget = static_cast<std::int64_t>(full * std::sqrt(kWorkFullSize / size));
   }
-  // Past kWorkFullSize a unit of work costs more (longer scans, colder caches) while
-  // the wall-clock cap stays: the budget falls as 1 / sqrt(size).
-  return static_cast<std::int64_t>(full * std::sqrt(kWorkFullSize / size));
+  return past_floor ? budget * kPastFloorKeep / kPastFloorFifths : budget;
+}
+
+std::int64_t default_scratch_limit(std::size_t num_tables, int world_size) {
+  const double size = static_cast<double>(num_tables) * std::max(world_size, 0);
+  const bool past_floor = num_tables > kFloorFullTables && size > kFloorFullSize;
+  // The scratch starts keep the share of the whole budget: a start that runs out of
+  // work before it places every table is lost (2 000 x 64 planned 2.5x worse).
+  const std::int64_t whole = default_work_budget(num_tables, world_size);
+  return (past_floor ? whole * kPastFloorFifths / kPastFloorKeep : whole) / kScratchWorkShare;
 }
 
 double max_rank_perf(const std::vector<ShardingOption>& plan, int world_size) {
@@ -510,8 +529,7 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
                                              std::chrono::duration<double>(options.time_budget_seconds));
   const double size = static_cast<double>(empty.tables().size()) * empty.world_size();
   const bool sequential = size <= kFloorFullSize;
-  const std::size_t threads =
-      sequential ? 1 : static_cast<std::size_t>(std::max(options.parallelism.threads(), 1));
+  const std::size_t threads = sequential ? 1 : static_cast<std::size_t>(std::max(options.parallelism.threads(), 1));
   std::int64_t work = 0;
   SearchState scratch_model = empty;
   std::vector<ScratchStart> starts = scratch_starts(scratch_model, scratch_limit, work, deadline);
@@ -561,9 +579,8 @@ std::optional<SearchState> search_all_starts(const SearchState& empty, const std
     // The trials' part of the clock: one round of stage 2 kept after theirs.
     const std::size_t rounds = (runs + lanes - 1) / lanes;
     const auto now = std::chrono::steady_clock::now();
-    const auto stage_end = deadline > now ? now + (deadline - now) * static_cast<int>(rounds) /
-                                                      static_cast<int>(rounds + 1)
-                                          : deadline;
+    const auto stage_end =
+        deadline > now ? now + (deadline - now) * static_cast<int>(rounds) / static_cast<int>(rounds + 1) : deadline;
     std::atomic<std::size_t> begun{0};
     options.parallelism.parallel_for(runs, static_cast<int>(lanes), [&](std::size_t k) {
       const std::size_t left = runs - begun.fetch_add(1);
@@ -730,8 +747,10 @@ OptimizeResult optimize_plan(const std::vector<ShardingOption>& plan, const std:
   }
 
   const auto lower_bound = [&] { return compute_lower_bound(bound_input(search_space, plan, reserved)).value; };
-  std::optional<SearchState> best = search_all_starts(empty, from_greedy, options, result.work_budget,
-                                                      result.work_budget / kScratchWorkShare, lower_bound, result);
+  const std::int64_t scratch_limit = options.work_budget > 0 ? options.work_budget / kScratchWorkShare
+                                                             : default_scratch_limit(plan.size(), world_size);
+  std::optional<SearchState> best =
+      search_all_starts(empty, from_greedy, options, result.work_budget, scratch_limit, lower_bound, result);
   int changed = 0;
   std::vector<ShardingOption> improved = plan_of(*best, first, changed);
   // Rated as the planner rates (NoopPerfModel's order), so "better" is exact.
@@ -753,7 +772,10 @@ OptimizeResult search_plan(const std::vector<ShardingOption>& search_space, cons
   OptimizeResult result;
   std::vector<std::string> fqns;
   const auto grouped = options_by_table(search_space, fqns);
-  result.work_budget = options.work_budget > 0 ? options.work_budget : default_work_budget(grouped.size(), world_size);
+  // No greedy plan: greedy's time (every proposal failing fast) is no yardstick to
+  // cut the budget for (kPastFloorKeep), and the search is what finds a plan.
+  result.work_budget = options.work_budget > 0 ? options.work_budget
+                                               : default_scratch_limit(grouped.size(), world_size) * kScratchWorkShare;
   if (grouped.empty() || world_size == 0) return result;
   const std::vector<const ShardingOption*> first(grouped.size(), nullptr);
   const SearchState empty = search_model(first, grouped, reserved, options.parallelism);

@@ -60,6 +60,8 @@ struct OptimizeResult {
 
 // The work budget used when OptimizeOptions::work_budget is 0.
 std::int64_t default_work_budget(std::size_t num_tables, int world_size);
+// The work the scratch starts may use out of it (checked before each price bisection).
+std::int64_t default_scratch_limit(std::size_t num_tables, int world_size);
 
 // NoopPerfModel's rating of a placed plan: per rank, shard perf totals summed in
 // plan then shard order; the largest sum.
