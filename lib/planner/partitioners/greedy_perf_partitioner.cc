@@ -1,6 +1,7 @@
 #include "planner/partitioners/greedy_perf_partitioner.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <memory>
@@ -32,6 +33,8 @@ struct Workspace final : PartitionWorkspace {
   std::vector<std::size_t> proof_starts;  // where partition_above tries its proof
   std::vector<RestDemand> proof_demands;  // what the options from there on need
   std::vector<std::pair<double, double>> proof_units;
+  int finished_despite_proof = 0;  // partitions in a row that tried the proof and placed everything
+  std::uint64_t probe_clock = 0;   // partitions while the proof is paused
 };
 
 PartitionOutcome failure(PartitionFailure why) {
@@ -82,6 +85,10 @@ void prefetch_ahead(const ProposalBriefs& briefs, const std::vector<int>& order,
   }
 }
 
+// partition_above pauses its proof after this many partitions in a row that tried it
+// in vain, and then tries it on one partition in kProbeEvery.
+constexpr int kFinishedBeforeProbing = 16;
+constexpr std::uint64_t kProbeEvery = 16;
 // Options placed between the first and the second try of the proof that the rest
 // fits; the gap doubles after every second try.
 constexpr std::size_t kOptionsBeforeSecondProof = 64;
@@ -191,8 +198,12 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
   // partition_above: a lower bound of the most loaded device's final load, which only
   // grows (the perfs are not negative where load_above gives a finite bound): the
   // most loaded device so far, or the largest shard that some device takes.
-  const bool may_stop =
-      stop_above < std::numeric_limits<double>::infinity() && devices_started_idle && ranks_are_positions;
+  // Where the proof keeps failing (proposals that fill the devices), it is tried on one
+  // partition in kProbeEvery only, once kFinishedBeforeProbing partitions in a row tried
+  // it and placed everything: it costs a pass over the options and saves nothing there.
+  const bool proofs_paused = ws.finished_despite_proof >= kFinishedBeforeProbing && ++ws.probe_clock % kProbeEvery != 0;
+  const bool may_stop = stop_above < std::numeric_limits<double>::infinity() && devices_started_idle &&
+                        ranks_are_positions && !proofs_paused;
   double largest = 0;
   if (may_stop) {
     largest = briefs.largest_shard_perf();  // some device takes that shard
@@ -218,6 +229,7 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     return rest_surely_fits(ws.proof_demands[proofs_tried++], devices, hosts, ws.proof_units);
   };
   auto stopped = [&]() {
+    ws.finished_despite_proof = 0;
     outcome.ok = true;
     outcome.complete = false;
     outcome.largest_rank_load = largest;
@@ -267,10 +279,13 @@ PartitionOutcome GreedyPerfPartitioner::partition_capped(const SearchSpace& spac
     }
     if (error) return fail(*error);
     if (may_stop) {
-      note_loads(briefs.brief(i).partition_by, ranks, ws.placed_hosts, placed_host, hosts, devices, largest);
+      // Any bound above stop_above serves: no need to raise it further.
+      if (!(largest > stop_above))
+        note_loads(briefs.brief(i).partition_by, ranks, ws.placed_hosts, placed_host, hosts, devices, largest);
       if (largest > stop_above && rest_is_placeable(k + 1)) return stopped();
     }
   }
+  if (!ws.proof_starts.empty()) ++ws.finished_despite_proof;
   outcome.ok = true;
   if (devices_started_idle) {
     double largest = 0;

@@ -111,15 +111,19 @@ TEST_CASE("a reused workspace places a proposer's walk as fresh workspaces do", 
         REQUIRE(shared.placement.rank_lists() == fresh.placement.rank_lists());
         CHECK(shared.largest_rank_load == fresh.largest_rank_load);
         // Stopping early reads the proposal's largest shard perf, which the workspace
-        // keeps current as options change: it stops where a fresh one does.
+        // keeps current as options change: it stops as a fresh one does.
         const double fractions[] = {0.02, 0.04, 0.06, 0.1, 0.3, 0.8};
         const double stop_above = fresh.largest_rank_load * fractions[step % 6];
         const PartitionOutcome shared_above =
             greedy.partition_above(s.space, proposal, topology, workspace.get(), stop_above);
         const PartitionOutcome fresh_above = greedy.partition_above(s.space, proposal, topology, nullptr, stop_above);
-        REQUIRE(shared_above.complete == fresh_above.complete);
-        CHECK(shared_above.largest_rank_load == fresh_above.largest_rank_load);
-        stopped_early += shared_above.complete ? 0 : 1;
+        // A reused workspace may pause its proof after many partitions in vain (then it
+        // places everything), never stop where a fresh one does not.
+        if (!shared_above.complete) REQUIRE_FALSE(fresh_above.complete);
+        if (!shared_above.complete && !fresh_above.complete) {
+          CHECK(shared_above.largest_rank_load == fresh_above.largest_rank_load);
+          ++stopped_early;
+        }
       } else {
         ++failed;
         CHECK(shared.failure.kind == fresh.failure.kind);
